@@ -1,0 +1,670 @@
+"""The game as a decider: ``decide(state, command) -> events``, ``evolve(state, event) -> state``.
+
+``decide`` holds every rule and refuses what breaks one; ``evolve`` only records the
+facts an event states, so folding a stored stream never needs a rule check, a clock
+or a random generator.  The shuffle comes in as data: a ``deal`` command carries the
+deck order (and a salt for the deal's commitment), and the event that deals keeps it.
+
+A deal gives the starter ``deck[0:10]``, the other seat ``deck[10:20]``, turns
+``deck[20]`` face up, and leaves ``deck[21:]`` as the stock, top first.
+
+Commands are dicts.  Seat commands carry ``seat`` (0 or 1), set by the caller from
+whoever is authenticated:
+
+- ``{"type": "draw", "source": "stock" | "discard"}``
+- ``{"type": "pass"}`` (declining the upcard, when the rules offer it)
+- ``{"type": "discard", "card": "KS"}``
+- ``{"type": "knock", "card": "KS", "melds": [...]}`` (``melds`` optional)
+- ``{"type": "gin", "card": "KS", "melds": [...]}`` (``melds`` optional)
+- ``{"type": "defend", "melds": [...], "layoffs": [{"card": "8S", "meld": 0}]}``
+  (both optional: omitted means the suggested best defense)
+
+and two that the service issues: ``{"type": "start_match", "rules": {...}, "seats": [...]}``
+and ``{"type": "deal", "deck": [52 codes], "salt": "hex"}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from .cards import CARD_INDEX, DECK, CardError, parse_cards
+from .errors import CommandError, IllegalMoveError
+from .layoffs import Defense, LayoffError, best_defense, check_defense
+from .melds import ArrangementError, best_melds, check_arrangement, deadwood_of_mask
+from .rules import Rules, RulesError, resolve_rules, rules_from_json
+
+SEATS = (0, 1)
+
+
+class Event(NamedTuple):
+    """A fact: its type (past tense, snake_case) and its JSON data."""
+
+    type: str
+    data: dict
+
+    def to_json(self) -> dict:
+        return {"type": self.type, "data": self.data}
+
+
+# Phases of a match.
+NEW = "new"  # no match_started yet
+AWAITING_DEAL = "awaiting_deal"  # the service deals next
+UPCARD_OFFER = "upcard_offer"
+DRAW = "draw"
+DISCARD = "discard"
+DEFENSE = "defense"
+MATCH_OVER = "match_over"
+
+
+class State:
+    """A match as folded from its events.  Treat as immutable: ``evolve`` copies."""
+
+    # A plain __dict__ (not __slots__) so that copying a state is one dict copy:
+    # evolve copies on every event, and folding a long match must stay cheap.
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.rules: Rules | None = None
+        self.seats: tuple = ()
+        self.phase = NEW
+        self.hand_number = 0
+        self.starter: int | None = None
+        self.turn: int | None = None
+        self.deck: tuple[str, ...] = ()
+        self.commitment: str | None = None
+        self.salt = ""
+        self.hands: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+        self.stock_pos = 21
+        self.discard_pile: tuple[str, ...] = ()
+        self.taken_from_discard: str | None = None
+        self.stock_only = False
+        self.known: tuple[frozenset, frozenset] = (frozenset(), frozenset())
+        self.knock: dict | None = None
+        self.defense: dict | None = None
+        self.scores = (0, 0)
+        self.last_hand: dict | None = None
+        self.winner: int | None = None
+        self.hand_start_version = 0
+
+    def copy(self) -> State:
+        new = object.__new__(State)
+        new.__dict__.update(self.__dict__)
+        return new
+
+    @property
+    def stock_count(self) -> int:
+        return len(self.deck) - self.stock_pos if self.deck else 0
+
+    @property
+    def stock(self) -> tuple[str, ...]:
+        return self.deck[self.stock_pos :]
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == MATCH_OVER
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.__dict__ == other.__dict__
+
+    def __repr__(self) -> str:
+        return (
+            f"State(version={self.version}, phase={self.phase!r}, hand={self.hand_number}, "
+            f"turn={self.turn}, scores={self.scores})"
+        )
+
+    # Snapshots: a JSON image of the state, read back exactly.
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {}
+        for name, value in self.__dict__.items():
+            if name == "rules":
+                value = value.to_json() if value else None
+            elif name == "known":
+                value = [sorted(k) for k in value]
+            elif isinstance(value, tuple):
+                value = _lists(value)
+            out[name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> State:
+        state = cls()
+        for name in FIELDS:
+            value = data[name]
+            if name == "rules":
+                value = rules_from_json(value) if value else None
+            elif name == "known":
+                value = tuple(frozenset(k) for k in value)
+            elif name in ("seats",):
+                value = tuple(value)
+            elif isinstance(value, list):
+                value = _tuples(value)
+            setattr(state, name, value)
+        return state
+
+
+FIELDS = tuple(State().__dict__)
+
+
+def _lists(value):
+    return [_lists(v) if isinstance(v, tuple) else v for v in value]
+
+
+def _tuples(value):
+    return tuple(_tuples(v) if isinstance(v, list) else v for v in value)
+
+
+def initial_state() -> State:
+    return State()
+
+
+# --- evolve: record facts ---------------------------------------------------------
+
+
+def _remove(hand: tuple[str, ...], card: str) -> tuple[str, ...]:
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1 :]
+
+
+def _with_seat(pair: tuple, seat: int, value) -> tuple:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def _on_match_started(s: State, d: dict) -> None:
+    s.rules = rules_from_json(d["rules"])
+    s.seats = tuple(d["seats"])
+    s.phase = AWAITING_DEAL
+
+
+def _on_hand_dealt(s: State, d: dict) -> None:
+    deck = tuple(d["deck"])
+    starter = d["starter"]
+    s.hand_number = d["hand"]
+    s.starter = starter
+    s.turn = starter
+    s.deck = deck
+    s.commitment = d["commitment"]
+    s.salt = d["salt"]
+    first, second = deck[0:10], deck[10:20]
+    s.hands = (first, second) if starter == 0 else (second, first)
+    s.discard_pile = (deck[20],)
+    s.stock_pos = 21
+    s.taken_from_discard = None
+    s.stock_only = False
+    s.known = (frozenset(), frozenset())
+    s.knock = None
+    s.defense = None
+    s.phase = UPCARD_OFFER if s.rules.upcard_offer else DRAW
+    s.hand_start_version = s.version
+
+
+def _on_upcard_passed(s: State, d: dict) -> None:
+    seat = d["seat"]
+    if seat == s.starter:
+        s.turn = 1 - seat
+    else:
+        s.turn = s.starter
+        s.phase = DRAW
+        s.stock_only = True
+
+
+def _on_card_drawn(s: State, d: dict) -> None:
+    seat, card = d["seat"], d["card"]
+    s.hands = _with_seat(s.hands, seat, s.hands[seat] + (card,))
+    if d["source"] == "discard":
+        s.discard_pile = s.discard_pile[:-1]
+        s.taken_from_discard = card
+        s.known = _with_seat(s.known, seat, s.known[seat] | {card})
+    else:
+        s.stock_pos += 1
+        s.taken_from_discard = None
+    s.stock_only = False
+    s.turn = seat
+    s.phase = DISCARD
+
+
+def _discard(s: State, seat: int, card: str) -> None:
+    s.hands = _with_seat(s.hands, seat, _remove(s.hands[seat], card))
+    s.discard_pile = s.discard_pile + (card,)
+    if card in s.known[seat]:
+        s.known = _with_seat(s.known, seat, s.known[seat] - {card})
+    s.taken_from_discard = None
+
+
+def _on_card_discarded(s: State, d: dict) -> None:
+    seat = d["seat"]
+    _discard(s, seat, d["card"])
+    s.turn = 1 - seat
+    s.phase = DRAW
+
+
+def _on_knocked(s: State, d: dict) -> None:
+    seat = d["seat"]
+    _discard(s, seat, d["card"])
+    s.knock = d
+    s.turn = 1 - seat
+    s.phase = DEFENSE
+
+
+def _on_defended(s: State, d: dict) -> None:
+    s.defense = d
+    s.turn = None
+
+
+def _on_hand_ended(s: State, d: dict) -> None:
+    s.scores = tuple(d["scores"])
+    s.last_hand = {
+        "hand": d["hand"],
+        "result": d["result"],
+        "winner": d["winner"],
+        "points": d["points"],
+        "knock": s.knock,
+        "defense": s.defense,
+        "hands": [list(h) for h in s.hands],
+    }
+    s.turn = None
+    s.phase = AWAITING_DEAL
+
+
+def _on_match_ended(s: State, d: dict) -> None:
+    s.winner = d["winner"]
+    s.turn = None
+    s.phase = MATCH_OVER
+
+
+EVOLVERS = {
+    "match_started": _on_match_started,
+    "hand_dealt": _on_hand_dealt,
+    "upcard_passed": _on_upcard_passed,
+    "card_drawn": _on_card_drawn,
+    "card_discarded": _on_card_discarded,
+    "knocked": _on_knocked,
+    "defended": _on_defended,
+    "hand_ended": _on_hand_ended,
+    "match_ended": _on_match_ended,
+}
+
+EVENT_TYPES = tuple(EVOLVERS)
+
+
+def evolve(state: State, event: Event | Mapping[str, Any]) -> State:
+    """The state after one more event.  ``state`` itself is left unchanged."""
+    if isinstance(event, Event):
+        etype, data = event
+    else:
+        etype, data = event["type"], event["data"]
+    new = state.copy()
+    EVOLVERS[etype](new, data)
+    new.version = state.version + 1
+    return new
+
+
+def fold(events: Iterable[Event | Mapping[str, Any]], state: State | None = None) -> State:
+    """Fold a stream of events (from the start, or onto ``state``, left unchanged).
+
+    One copy serves the whole stream: the evolvers replace fields, never mutate the
+    tuples they hold, so nothing is shared with ``state`` that could change under it.
+    """
+    new = state.copy() if state is not None else State()
+    evolvers = EVOLVERS
+    for event in events:
+        if isinstance(event, Event):
+            evolvers[event[0]](new, event[1])
+        else:
+            evolvers[event["type"]](new, event["data"])
+        new.version += 1
+    return new
+
+
+# --- decide: apply the rules --------------------------------------------------------
+
+
+def commitment_of(deck: Sequence[str], salt: str) -> str:
+    """SHA-256 over ``salt:`` and the deck codes joined by commas (see the README)."""
+    return hashlib.sha256(f"{salt}:{','.join(deck)}".encode()).hexdigest()
+
+
+def _field(command: Mapping[str, Any], name: str) -> Any:
+    if name not in command:
+        raise CommandError(f"{command.get('type')!r} command needs a {name!r} field", "missing_field")
+    return command[name]
+
+
+def _card_field(command: Mapping[str, Any], name: str = "card") -> str:
+    value = _field(command, name)
+    try:
+        (card,) = parse_cards([value])
+    except CardError as exc:
+        raise CommandError(str(exc), "invalid_card") from None
+    return card
+
+
+def _seat_of(command: Mapping[str, Any]) -> int:
+    seat = command.get("seat")
+    if seat not in SEATS or isinstance(seat, bool):
+        raise CommandError(f"seat must be 0 or 1, got {seat!r}", "invalid_seat")
+    return seat
+
+
+def _summary(state: State) -> str:
+    return f"(hand {state.hand_number}, phase {state.phase}, turn of seat {state.turn})"
+
+
+def _require_turn(state: State, seat: int, *phases: str) -> None:
+    if state.phase not in phases:
+        raise IllegalMoveError(
+            "wrong_phase",
+            f"cannot do that in phase {state.phase!r}; allowed in {', '.join(phases)} {_summary(state)}",
+        )
+    if state.turn != seat:
+        raise IllegalMoveError("not_your_turn", f"it is seat {state.turn}'s turn, not seat {seat}'s {_summary(state)}")
+
+
+def _start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
+    if state.phase != NEW:
+        raise IllegalMoveError("already_started", "the match has already started")
+    try:
+        rules = resolve_rules(command.get("rules"))
+    except RulesError as exc:
+        raise CommandError(str(exc), "invalid_rules") from None
+    seats = command.get("seats", [{}, {}])
+    if not isinstance(seats, list) or len(seats) != 2 or not all(isinstance(x, dict) for x in seats):
+        raise CommandError("seats must be a list of two objects", "invalid_seats")
+    return [Event("match_started", {"rules": rules.to_json(), "seats": seats})]
+
+
+def _deal(state: State, command: Mapping[str, Any]) -> list[Event]:
+    if state.phase != AWAITING_DEAL:
+        raise IllegalMoveError("wrong_phase", f"no deal is due in phase {state.phase!r}")
+    deck = _field(command, "deck")
+    try:
+        deck = parse_cards(deck if isinstance(deck, list) else [deck])
+    except CardError as exc:
+        raise CommandError(f"deck: {exc}", "invalid_deck") from None
+    if len(deck) != 52:
+        raise CommandError(f"a deck holds 52 distinct cards, got {len(deck)}", "invalid_deck")
+    salt = command.get("salt", "")
+    if not isinstance(salt, str):
+        raise CommandError("salt must be a string", "invalid_deck")
+    starter = 0 if state.hand_number == 0 else 1 - state.starter
+    return [
+        Event(
+            "hand_dealt",
+            {
+                "hand": state.hand_number + 1,
+                "starter": starter,
+                "deck": list(deck),
+                "salt": salt,
+                "commitment": commitment_of(deck, salt),
+            },
+        )
+    ]
+
+
+def _pass(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _seat_of(command)
+    _require_turn(state, seat, UPCARD_OFFER)
+    return [Event("upcard_passed", {"seat": seat})]
+
+
+def _draw(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _seat_of(command)
+    source = _field(command, "source")
+    if source not in ("stock", "discard"):
+        raise CommandError(f"source must be 'stock' or 'discard', got {source!r}", "invalid_source")
+    if state.phase == UPCARD_OFFER:
+        _require_turn(state, seat, UPCARD_OFFER)
+        if source == "stock":
+            raise IllegalMoveError(
+                "upcard_offer", "the upcard is on offer: take it (draw from the discard pile) or pass"
+            )
+    else:
+        _require_turn(state, seat, DRAW)
+        if source == "discard" and state.stock_only:
+            raise IllegalMoveError("stock_only", "both players passed the upcard: the starter draws from the stock")
+    if source == "stock":
+        card = state.deck[state.stock_pos]
+    else:
+        card = state.discard_pile[-1]
+    return [Event("card_drawn", {"seat": seat, "source": source, "card": card})]
+
+
+def _check_discard(state: State, seat: int, card: str) -> tuple[str, ...]:
+    _require_turn(state, seat, DISCARD)
+    hand = state.hands[seat]
+    if card not in hand:
+        raise IllegalMoveError("card_not_in_hand", f"{card} is not in seat {seat}'s hand {sorted(hand)}")
+    if card == state.taken_from_discard:
+        raise IllegalMoveError(
+            "no_return", f"{card} was taken from the discard pile this turn and cannot be discarded now"
+        )
+    return _remove(hand, card)
+
+
+def _after_hand_events(state: State, result: str, winner: int | None, points: int) -> list[Event]:
+    scores = list(state.scores)
+    if winner is not None:
+        scores[winner] += points
+    events = [
+        Event(
+            "hand_ended",
+            {
+                "hand": state.hand_number,
+                "result": result,
+                "winner": winner,
+                "points": points,
+                "scores": scores,
+                # The reveal that lets anyone check the deal's commitment.
+                "deck": list(state.deck),
+                "salt": state.salt,
+            },
+        )
+    ]
+    rules = state.rules
+    if rules.single_hand:
+        events.append(Event("match_ended", {"winner": winner, "scores": scores}))
+    elif winner is not None and scores[winner] >= rules.target_score:
+        events.append(Event("match_ended", {"winner": winner, "scores": scores}))
+    return events
+
+
+def _discard_cmd(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _seat_of(command)
+    card = _card_field(command)
+    _check_discard(state, seat, card)
+    events = [Event("card_discarded", {"seat": seat, "card": card})]
+    if state.stock_count <= state.rules.dead_hand_stock:
+        events += _after_hand_events(state, "dead", None, 0)
+    return events
+
+
+def _arrangement_field(command: Mapping[str, Any], name: str) -> list | None:
+    value = command.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(m, list) for m in value):
+        raise CommandError(f"{name} must be a list of melds, each a list of card codes", "invalid_arrangement")
+    return value
+
+
+def _knock(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _seat_of(command)
+    card = _card_field(command)
+    melds = _arrangement_field(command, "melds")
+    remaining = _check_discard(state, seat, card)
+    rules = state.rules
+    if melds is None:
+        arrangement = best_melds(remaining)
+    else:
+        if not rules.knocker_arranges:
+            raise IllegalMoveError(
+                "arrangement_not_allowed", "under these rules the knocker's best melds are laid out automatically"
+            )
+        try:
+            arrangement = check_arrangement(remaining, melds)
+        except (ArrangementError, CardError) as exc:
+            raise IllegalMoveError("invalid_meld", f"knocker's melds: {exc}") from None
+    gin = arrangement.deadwood == 0
+    if command["type"] == "gin" and not gin:
+        raise IllegalMoveError(
+            "not_gin", f"Gin needs 0 deadwood; discarding {card} leaves {arrangement.deadwood} {_summary(state)}"
+        )
+    if arrangement.deadwood > rules.knock_limit:
+        raise IllegalMoveError(
+            "knock_limit",
+            f"knocking needs deadwood of {rules.knock_limit} or less; discarding {card} leaves "
+            f"{arrangement.deadwood} ({', '.join(arrangement.unmelded)})",
+        )
+    knocked = Event(
+        "knocked",
+        {
+            "seat": seat,
+            "card": card,
+            "gin": gin,
+            "melds": [list(m) for m in arrangement.melds],
+            "deadwood_cards": list(arrangement.unmelded),
+            "deadwood": arrangement.deadwood,
+        },
+    )
+    defender = 1 - seat
+    if not gin and rules.defender_arranges:
+        return [knocked]
+    after_knock = evolve(state, knocked)
+    if gin:
+        own = best_melds(state.hands[defender])
+        defense = Defense(own.melds, (), own.unmelded, own.deadwood)
+    else:
+        defense = best_defense(arrangement.melds, state.hands[defender])
+    return [knocked] + _settle(after_knock, defense, automatic=True)
+
+
+def _settle(state: State, defense: Defense, automatic: bool) -> list[Event]:
+    knock = state.knock
+    knocker = knock["seat"]
+    defender = 1 - knocker
+    defended = Event("defended", {"seat": defender, "automatic": automatic, **defense.to_json()})
+    k, d = knock["deadwood"], defense.deadwood
+    rules = state.rules
+    if knock["gin"]:
+        result, winner, points = "gin", knocker, d + rules.gin_bonus
+    elif d <= k:
+        result, winner, points = "undercut", defender, k - d + rules.undercut_bonus
+    else:
+        result, winner, points = "knock", knocker, d - k
+    return [defended] + _after_hand_events(evolve(state, defended), result, winner, points)
+
+
+def _defend(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _seat_of(command)
+    _require_turn(state, seat, DEFENSE)
+    melds = _arrangement_field(command, "melds")
+    layoffs = command.get("layoffs")
+    knocker_melds = state.knock["melds"]
+    hand = state.hands[seat]
+    if melds is None and layoffs is None:
+        return _settle(state, best_defense(knocker_melds, hand), automatic=False)
+    if layoffs is None:
+        layoffs = []
+    if not isinstance(layoffs, list) or not all(isinstance(x, dict) and {"card", "meld"} <= set(x) for x in layoffs):
+        raise CommandError('layoffs must be a list of {"card": code, "meld": index}', "invalid_arrangement")
+    try:
+        defense = check_defense(knocker_melds, hand, melds or [], [(x["card"], x["meld"]) for x in layoffs])
+    except (LayoffError, ArrangementError) as exc:
+        raise IllegalMoveError("invalid_layoff", f"defense: {exc}") from None
+    return _settle(state, defense, automatic=False)
+
+
+DECIDERS = {
+    "start_match": _start_match,
+    "deal": _deal,
+    "pass": _pass,
+    "draw": _draw,
+    "discard": _discard_cmd,
+    "knock": _knock,
+    "gin": _knock,
+    "defend": _defend,
+}
+
+SEAT_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend")
+
+
+def decide(state: State, command: Mapping[str, Any]) -> list[Event]:
+    """The events a command causes, or ``CommandError`` / ``IllegalMoveError``."""
+    if not isinstance(command, Mapping):
+        raise CommandError("a command is a JSON object with a 'type'", "invalid_command")
+    ctype = command.get("type")
+    decider = DECIDERS.get(ctype) if isinstance(ctype, str) else None
+    if decider is None:
+        raise CommandError(
+            f"unknown command type {ctype!r}; the types are {', '.join(DECIDERS)}", "unknown_command"
+        )
+    if state.phase == MATCH_OVER:
+        raise IllegalMoveError("match_over", "the match is over")
+    return decider(state, command)
+
+
+def execute(state: State, command: Mapping[str, Any]) -> tuple[State, list[Event]]:
+    """Decide and fold in one step: the new state and the events."""
+    events = decide(state, command)
+    return fold(events, state), events
+
+
+# --- legal actions ----------------------------------------------------------------
+
+
+def legal_actions(state: State, seat: int) -> list[dict]:
+    """Every command the seat may send now, each complete as it could be posted.
+
+    In the defense step only the suggested best defense is listed; any other legal
+    arrangement may be sent in the same shape.
+    """
+    if state.turn != seat:
+        return []
+    phase = state.phase
+    if phase == UPCARD_OFFER:
+        return [{"type": "draw", "source": "discard"}, {"type": "pass"}]
+    if phase == DRAW:
+        if state.stock_only:
+            return [{"type": "draw", "source": "stock"}]
+        return [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}]
+    if phase == DISCARD:
+        return _discard_actions(state, seat)
+    if phase == DEFENSE:
+        suggestion = best_defense(state.knock["melds"], state.hands[seat]).to_json()
+        return [{"type": "defend", "melds": suggestion["melds"], "layoffs": suggestion["layoffs"]}]
+    return []
+
+
+def _discard_actions(state: State, seat: int) -> list[dict]:
+    hand = state.hands[seat]
+    rules = state.rules
+    actions: list[dict] = []
+    enders: list[dict] = []
+    mask = 0
+    for card in hand:
+        mask |= 1 << CARD_INDEX[card]
+    for card in sorted(hand, key=CARD_INDEX.__getitem__):
+        if card == state.taken_from_discard:
+            continue
+        actions.append({"type": "discard", "card": card})
+        left = deadwood_of_mask(mask & ~(1 << CARD_INDEX[card]))
+        if left <= rules.knock_limit:
+            action = {"type": "gin" if left == 0 else "knock", "card": card}
+            if rules.knocker_arranges:
+                action["melds"] = [list(m) for m in best_melds(_remove(hand, card)).melds]
+            enders.append(action)
+    return actions + enders
+
+
+__all__ = [
+    "DECK",
+    "Event",
+    "State",
+    "decide",
+    "evolve",
+    "execute",
+    "fold",
+    "initial_state",
+    "legal_actions",
+]

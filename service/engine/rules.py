@@ -1,0 +1,139 @@
+"""House rules as data: the parameters of RULES.md, the presets, and overrides.
+
+The resolved rules travel in a match's first event, so a record replays under the
+rules it was played with, whatever the defaults of a later server are.
+
+>>> r = resolve_rules({"preset": "classic", "gin_bonus": 20})
+>>> r.gin_bonus, r.undercut_bonus, r.preset
+(20, 25, 'classic')
+>>> resolve_rules({"knock_limit": 11})
+Traceback (most recent call last):
+...
+service.engine.rules.RulesError: knock_limit must be a whole number from 0 to 10, got 11
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+
+
+class RulesError(ValueError):
+    """Rules that cannot be played: an unknown preset or parameter, or a value out of range."""
+
+    def __init__(self, message: str, parameter: str | None = None):
+        super().__init__(message)
+        self.parameter = parameter
+
+
+@dataclass(frozen=True)
+class Rules:
+    preset: str = "classic"
+    #: Before the first draw the starter may take the upcard or pass, then the other player.
+    upcard_offer: bool = False
+    #: After a discard without a knock, the hand is dead when the stock holds this many cards or fewer.
+    dead_hand_stock: int = 0
+    gin_bonus: int = 25
+    undercut_bonus: int = 25
+    #: Most deadwood a player may knock with.
+    knock_limit: int = 10
+    #: A match ends when a total reaches this.
+    target_score: int = 100
+    #: Play one hand only; its winner wins the match.
+    single_hand: bool = False
+    #: The knocker may lay out another legal arrangement than the suggested best.
+    knocker_arranges: bool = False
+    #: The defender confirms its melds and layoffs (suggested best, or its own choice);
+    #: otherwise the best defense is applied automatically.
+    defender_arranges: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+#: What each parameter accepts: (type, low, high) for numbers, bool for switches.
+RANGES: dict[str, tuple] = {
+    "upcard_offer": (bool,),
+    "dead_hand_stock": (int, 0, 10),
+    "gin_bonus": (int, 0, 100),
+    "undercut_bonus": (int, 0, 100),
+    "knock_limit": (int, 0, 10),
+    "target_score": (int, 1, 1000),
+    "single_hand": (bool,),
+    "knocker_arranges": (bool,),
+    "defender_arranges": (bool,),
+}
+
+PRESETS: dict[str, Rules] = {
+    # Seeds 000 and 003: play until the stock is empty, 25-point bonuses.
+    "classic": Rules(preset="classic"),
+    # Seed 001: the hand is dead when two cards are left in the stock.
+    "short-stock": Rules(preset="short-stock", dead_hand_stock=2),
+    # Seed 002: the upcard is offered first, and the hand is dead at two stock cards.
+    "upcard-offer": Rules(preset="upcard-offer", upcard_offer=True, dead_hand_stock=2),
+    # Seed 004: upcard offer, dead at two, Gin 20 and undercut 10, and both players
+    # confirm (or change) the suggested melds and layoffs.
+    "bonus-20-10": Rules(
+        preset="bonus-20-10",
+        upcard_offer=True,
+        dead_hand_stock=2,
+        gin_bonus=20,
+        undercut_bonus=10,
+        knocker_arranges=True,
+        defender_arranges=True,
+    ),
+}
+
+PRESET_DESCRIPTIONS: dict[str, str] = {
+    "classic": "Play until the stock is empty; Gin and undercut bonuses of 25; best melds and layoffs applied automatically.",
+    "short-stock": "As classic, but the hand is dead when two cards are left in the stock.",
+    "upcard-offer": "The first upcard is offered to the starter, then to the other player; the hand is dead at two stock cards.",
+    "bonus-20-10": "Upcard offer, dead at two stock cards, Gin bonus 20 and undercut bonus 10; "
+    "the knocker and the defender confirm or change the suggested melds and layoffs.",
+}
+
+DEFAULT_PRESET = "classic"
+
+
+def _check_value(name: str, value: object) -> object:
+    spec = RANGES[name]
+    if spec[0] is bool:
+        if not isinstance(value, bool):
+            raise RulesError(f"{name} must be true or false, got {value!r}", name)
+        return value
+    _, low, high = spec
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RulesError(f"{name} must be a whole number from {low} to {high}, got {value!r}", name)
+    return value
+
+
+def resolve_rules(spec: Mapping[str, object] | None = None) -> Rules:
+    """A preset (default ``classic``) with any parameter overridden, range-checked."""
+    spec = dict(spec or {})
+    name = spec.pop("preset", DEFAULT_PRESET)
+    if name not in PRESETS:
+        raise RulesError(f"unknown preset {name!r}; the presets are {', '.join(PRESETS)}", "preset")
+    unknown = sorted(set(spec) - set(RANGES))
+    if unknown:
+        raise RulesError(
+            f"unknown rules parameter(s) {', '.join(map(repr, unknown))}; the parameters are {', '.join(RANGES)}",
+            unknown[0],
+        )
+    overrides = {k: _check_value(k, v) for k, v in spec.items()}
+    return replace(PRESETS[name], **overrides)
+
+
+def rules_from_json(data: Mapping[str, object]) -> Rules:
+    """Rules exactly as recorded in an event: every field present and in range."""
+    data = dict(data)
+    names = {f.name for f in fields(Rules)}
+    missing = sorted(names - set(data))
+    if missing:
+        raise RulesError(f"recorded rules lack {', '.join(missing)}", missing[0])
+    preset = data.pop("preset")
+    if preset not in PRESETS:
+        raise RulesError(f"unknown preset {preset!r}", "preset")
+    unknown = sorted(set(data) - set(RANGES))
+    if unknown:
+        raise RulesError(f"unknown rules parameter(s) {', '.join(map(repr, unknown))}", unknown[0])
+    return Rules(preset=preset, **{k: _check_value(k, v) for k, v in data.items()})

@@ -1,0 +1,77 @@
+"""What one seat may see: its view of the table and its redacted events.
+
+A seat sees its own hand, the whole discard pile, the cards the opponent took from
+the discard pile (while the opponent still holds them), counts of everything else,
+the knocker's laid-out melds, scores and its legal actions.  It never sees the
+stock order, a card the opponent drew from the stock, or the opponent's hand
+before the hand is over; ``hand_ended`` then reveals the deck and the salt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .cards import CARD_INDEX
+from .game import DEFENSE, DISCARD, State, legal_actions
+from .melds import best_melds
+
+
+def seat_view(state: State, seat: int) -> dict[str, Any]:
+    """The JSON view of ``state`` for ``seat`` (0 or 1)."""
+    opponent = 1 - seat
+    hand = sorted(state.hands[seat], key=CARD_INDEX.__getitem__)
+    arrangement = best_melds(hand)
+    playing = state.phase in (DISCARD, DEFENSE) or state.turn is not None
+    return {
+        "seat": seat,
+        "version": state.version,
+        "phase": state.phase,
+        "turn": state.turn,
+        "hand_number": state.hand_number,
+        "starter": state.starter,
+        "rules": state.rules.to_json() if state.rules else None,
+        "scores": list(state.scores),
+        "winner": state.winner,
+        "hand": hand,
+        "melds": [list(m) for m in arrangement.melds],
+        "deadwood_cards": list(arrangement.unmelded),
+        "deadwood": arrangement.deadwood,
+        "discard_pile": list(state.discard_pile),
+        "stock_count": state.stock_count,
+        # The card this seat took from the discard pile this turn: it may not go back.
+        "no_return": state.taken_from_discard if state.turn == seat and playing else None,
+        "opponent": {
+            "card_count": len(state.hands[opponent]),
+            "known_cards": sorted(state.known[opponent], key=CARD_INDEX.__getitem__),
+        },
+        "commitment": state.commitment,
+        "knock": state.knock if state.phase == DEFENSE else None,
+        "last_hand": state.last_hand,
+        "legal_actions": legal_actions(state, seat),
+    }
+
+
+def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
+    """An event as ``seat`` may see it; ``seat=None`` (the operator) sees all.
+
+    ``event`` is ``{"type", "data", ...}``; other keys (seq, recorded_at) pass through.
+    """
+    if seat is None:
+        return dict(event)
+    etype, data = event["type"], event["data"]
+    if etype == "hand_dealt":
+        deck = data["deck"]
+        own = deck[0:10] if data["starter"] == seat else deck[10:20]
+        data = {
+            "hand": data["hand"],
+            "starter": data["starter"],
+            "commitment": data["commitment"],
+            "cards": list(own),
+            "upcard": deck[20],
+        }
+    elif etype == "card_drawn" and data["source"] == "stock" and data["seat"] != seat:
+        data = {k: v for k, v in data.items() if k != "card"}
+    else:
+        return dict(event)
+    return {**event, "data": data}
