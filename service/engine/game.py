@@ -29,7 +29,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .cards import CARD_INDEX, DECK, CardError, parse_cards
+from .cards import CARD_INDEX, CARD_VALUE, CardError, check_card, parse_cards
 from .errors import CommandError, IllegalMoveError
 from .layoffs import Defense, LayoffError, best_defense, check_defense
 from .melds import ArrangementError, best_melds, check_arrangement, deadwood_of_mask
@@ -196,7 +196,7 @@ def _on_hand_dealt(s: State, d: dict) -> None:
     s.knock = None
     s.defense = None
     s.phase = UPCARD_OFFER if s.rules.upcard_offer else DRAW
-    s.hand_start_version = s.version
+    s.hand_start_version = s.version - 1  # the version just before this deal
 
 
 def _on_upcard_passed(s: State, d: dict) -> None:
@@ -211,7 +211,8 @@ def _on_upcard_passed(s: State, d: dict) -> None:
 
 def _on_card_drawn(s: State, d: dict) -> None:
     seat, card = d["seat"], d["card"]
-    s.hands = _with_seat(s.hands, seat, s.hands[seat] + (card,))
+    first, second = s.hands
+    s.hands = (first + (card,), second) if seat == 0 else (first, second + (card,))
     if d["source"] == "discard":
         s.discard_pile = s.discard_pile[:-1]
         s.taken_from_discard = card
@@ -225,8 +226,11 @@ def _on_card_drawn(s: State, d: dict) -> None:
 
 
 def _discard(s: State, seat: int, card: str) -> None:
-    s.hands = _with_seat(s.hands, seat, _remove(s.hands[seat], card))
-    s.discard_pile = s.discard_pile + (card,)
+    hand = s.hands[seat]
+    i = hand.index(card)
+    hand = hand[:i] + hand[i + 1 :]
+    s.hands = (hand, s.hands[1]) if seat == 0 else (s.hands[0], hand)
+    s.discard_pile += (card,)
     if card in s.known[seat]:
         s.known = _with_seat(s.known, seat, s.known[seat] - {card})
     s.taken_from_discard = None
@@ -295,8 +299,8 @@ def evolve(state: State, event: Event | Mapping[str, Any]) -> State:
     else:
         etype, data = event["type"], event["data"]
     new = state.copy()
-    EVOLVERS[etype](new, data)
     new.version = state.version + 1
+    EVOLVERS[etype](new, data)
     return new
 
 
@@ -308,12 +312,12 @@ def fold(events: Iterable[Event | Mapping[str, Any]], state: State | None = None
     """
     new = state.copy() if state is not None else State()
     evolvers = EVOLVERS
+    version = new.version
     for event in events:
-        if isinstance(event, Event):
-            evolvers[event[0]](new, event[1])
-        else:
-            evolvers[event["type"]](new, event["data"])
-        new.version += 1
+        # Events from the engine are (type, data) tuples; stored ones may be dicts.
+        etype, data = event if type(event) is Event else (event["type"], event["data"])
+        new.version = version = version + 1
+        evolvers[etype](new, data)
     return new
 
 
@@ -333,11 +337,13 @@ def _field(command: Mapping[str, Any], name: str) -> Any:
 
 def _card_field(command: Mapping[str, Any], name: str = "card") -> str:
     value = _field(command, name)
+    if isinstance(value, str) and value in CARD_INDEX:
+        return value
     try:
-        (card,) = parse_cards([value])
+        check_card(value)
     except CardError as exc:
         raise CommandError(str(exc), "invalid_card") from None
-    return card
+    raise AssertionError("unreachable")
 
 
 def _seat_of(command: Mapping[str, Any]) -> int:
@@ -591,7 +597,7 @@ SEAT_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend")
 
 def decide(state: State, command: Mapping[str, Any]) -> list[Event]:
     """The events a command causes, or ``CommandError`` / ``IllegalMoveError``."""
-    if not isinstance(command, Mapping):
+    if not isinstance(command, (dict, Mapping)):
         raise CommandError("a command is a JSON object with a 'type'", "invalid_command")
     ctype = command.get("type")
     decider = DECIDERS.get(ctype) if isinstance(ctype, str) else None
@@ -644,10 +650,16 @@ def _discard_actions(state: State, seat: int) -> list[dict]:
     mask = 0
     for card in hand:
         mask |= 1 << CARD_INDEX[card]
+    # Discarding c leaves at least deadwood(all 11) - value(c): adding c back as
+    # deadwood to the best 10-card arrangement gives an 11-card one.  So most hands
+    # are ruled out of knocking by one search instead of eleven.
+    eleven = deadwood_of_mask(mask)
     for card in sorted(hand, key=CARD_INDEX.__getitem__):
         if card == state.taken_from_discard:
             continue
         actions.append({"type": "discard", "card": card})
+        if eleven - CARD_VALUE[card] > rules.knock_limit:
+            continue
         left = deadwood_of_mask(mask & ~(1 << CARD_INDEX[card]))
         if left <= rules.knock_limit:
             action = {"type": "gin" if left == 0 else "knock", "card": card}
@@ -658,7 +670,6 @@ def _discard_actions(state: State, seat: int) -> list[dict]:
 
 
 __all__ = [
-    "DECK",
     "Event",
     "State",
     "decide",

@@ -1,0 +1,58 @@
+"""Random play: whole matches from a seeded generator, for tests and benchmarks.
+
+The player is a plain legal-move one: it ends the hand whenever it may (Gin before a
+knock), otherwise picks uniformly among its legal actions.  The generator is an
+input, so a seed gives the same match every time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from .cards import DECK
+from .game import AWAITING_DEAL, Event, State, decide, fold, legal_actions
+
+
+def shuffled_deck(rng: random.Random) -> list[str]:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    return deck
+
+
+def deal_command(rng: random.Random) -> dict:
+    return {"type": "deal", "deck": shuffled_deck(rng), "salt": f"{rng.getrandbits(64):016x}"}
+
+
+def random_action(state: State, rng: random.Random) -> dict:
+    """A legal command for the seat whose turn it is (with its ``seat``)."""
+    seat = state.turn
+    actions = legal_actions(state, seat)
+    enders = [a for a in actions if a["type"] in ("gin", "knock")]
+    if enders:
+        gins = [a for a in enders if a["type"] == "gin"]
+        action = rng.choice(gins or enders)
+    else:
+        action = rng.choice(actions)
+    return {**action, "seat": seat}
+
+
+def play_match(
+    rng: random.Random,
+    rules: Mapping[str, Any] | None = None,
+    seats: list | None = None,
+    max_events: int = 100_000,
+) -> tuple[State, list[Event]]:
+    """Play one complete match at random; return the final state and every event."""
+    start = {"type": "start_match", "rules": dict(rules or {})}
+    if seats is not None:
+        start["seats"] = seats
+    events = decide(State(), start)
+    state = fold(events)
+    while not state.finished and len(events) < max_events:
+        command = deal_command(rng) if state.phase == AWAITING_DEAL else random_action(state, rng)
+        new = decide(state, command)
+        state = fold(new, state)
+        events.extend(new)
+    return state, events

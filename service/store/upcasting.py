@@ -1,0 +1,75 @@
+"""Event schema versions: stored events are never rewritten, older ones are upcast on read.
+
+Each stored event carries the schema version of its data.  :data:`CURRENT_VERSIONS`
+names the version the engine reads today (types not listed are at version 1); an
+upcaster turns version ``n`` of a type into ``n + 1``, so reading applies them one step
+at a time up to the current version.
+
+Version 2 of ``hand_dealt`` added the deal's ``salt`` and ``commitment`` (version 1 had
+only ``hand``, ``starter`` and ``deck``); version 2 of ``hand_ended`` added the reveal of
+the hand's ``deck`` and ``salt``.  An old deal had no salt, so its salt is ``""`` and its
+commitment is computed from the deck with that salt.
+
+>>> old = {"hand": 1, "starter": 0, "deck": ["AS", "2S"]}
+>>> new = upcast("hand_dealt", 1, old, history=None)
+>>> new["salt"], new["commitment"] == commitment_of(["AS", "2S"], "")
+('', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from service.engine import commitment_of
+
+#: The schema version of each event type's data as the engine writes and reads it.
+CURRENT_VERSIONS: dict[str, int] = {
+    "hand_dealt": 2,
+    "hand_ended": 2,
+}
+
+
+def current_version(event_type: str) -> int:
+    return CURRENT_VERSIONS.get(event_type, 1)
+
+
+class History(Protocol):
+    """The earlier events of the same match, for an upcaster that needs them."""
+
+    def deal(self, hand: int) -> dict:
+        """The (current-version) data of the ``hand_dealt`` event of hand number ``hand``."""
+
+
+Upcaster = Callable[[dict, History], dict]
+
+#: (event type, version it reads) -> the function returning the next version's data.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    def register(function: Upcaster) -> Upcaster:
+        UPCASTERS[(event_type, from_version)] = function
+        return function
+
+    return register
+
+
+def upcast(event_type: str, version: int, data: dict, history: History | None) -> dict:
+    """``data`` stored at ``version``, brought to the current version of ``event_type``."""
+    current = current_version(event_type)
+    while version < current:
+        data = UPCASTERS[(event_type, version)](data, history)
+        version += 1
+    return data
+
+
+@upcaster("hand_dealt", 1)
+def _deal_gets_salt_and_commitment(data: dict, history: History) -> dict:
+    return {**data, "salt": "", "commitment": commitment_of(data["deck"], "")}
+
+
+@upcaster("hand_ended", 1)
+def _hand_end_reveals_the_deal(data: dict, history: History) -> dict:
+    deal = history.deal(data["hand"])
+    return {**data, "deck": deal["deck"], "salt": deal["salt"]}
