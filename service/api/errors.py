@@ -1,0 +1,138 @@
+"""One error shape for every 4xx and 5xx: ``application/problem+json`` (RFC 9457).
+
+Every problem has a stable machine-readable ``code``, a human ``detail``, the HTTP
+``status`` and a ``title``; a rule violation adds the ``rule`` broken, and a request
+that fails validation adds ``errors`` (field name -> messages).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, json
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from service.engine import CommandError, IllegalMoveError
+
+log = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+PROBLEM_BASE = "https://gin-rummy.dev/problems/"
+
+
+class Problem(Exception):
+    """Raise anywhere in a request to answer with a problem document."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        rule: str | None = None,
+        errors: dict | None = None,
+        headers: dict | None = None,
+        extra: dict | None = None,
+    ):
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.rule = rule
+        self.errors = errors
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+    def body(self) -> dict:
+        body = {
+            "type": PROBLEM_BASE + self.code,
+            "title": TITLES.get(self.status, "Error"),
+            "status": self.status,
+            "code": self.code,
+            "detail": self.detail,
+        }
+        if self.rule:
+            body["rule"] = self.rule
+        if self.errors:
+            body["errors"] = self.errors
+        body.update(self.extra)
+        return body
+
+
+TITLES = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    406: "Not Acceptable",
+    409: "Conflict",
+    412: "Precondition Failed",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Content",
+    428: "Precondition Required",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
+
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    429: "too_many_requests",
+}
+
+
+def problem_response(problem: Problem) -> Response:
+    response = Response(json.dumps(problem.body()), status=problem.status, mimetype=PROBLEM_JSON)
+    for key, value in problem.headers.items():
+        response.headers[key] = value
+    return response
+
+
+def validation_problem(err: ValidationError, what: str = "request body") -> Problem:
+    messages = err.messages if isinstance(err.messages, dict) else {"_schema": err.messages}
+    fields = ", ".join(sorted(map(str, messages)))
+    return Problem(422, "invalid_request", f"the {what} is not valid: see errors ({fields})", errors=messages)
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(Problem)
+    def _problem(problem: Problem):
+        return problem_response(problem)
+
+    @app.errorhandler(ValidationError)
+    def _validation(err: ValidationError):
+        return problem_response(validation_problem(err))
+
+    @app.errorhandler(IllegalMoveError)
+    def _illegal(err: IllegalMoveError):
+        return problem_response(Problem(409, "illegal_move", str(err), rule=err.rule))
+
+    @app.errorhandler(CommandError)
+    def _command(err: CommandError):
+        return problem_response(Problem(422, err.code, str(err)))
+
+    @app.errorhandler(HTTPException)
+    def _http(err: HTTPException):
+        status = err.code or 500
+        code = HTTP_CODES.get(status, "http_error")
+        problem = Problem(status, code, err.description or TITLES.get(status, "error"))
+        allowed = getattr(err, "valid_methods", None)
+        if status == 405 and allowed:
+            problem.headers["Allow"] = ", ".join(allowed)
+        return problem_response(problem)
+
+    @app.errorhandler(Exception)
+    def _unexpected(err: Exception):
+        # The trace goes to the server log only; the client gets no internals.
+        log.exception("unhandled error")
+        return problem_response(Problem(500, "internal_error", "an unexpected error occurred; it has been logged"))

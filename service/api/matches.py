@@ -1,0 +1,382 @@
+"""Matches: create, view, act, follow (events and a live stream), list."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+
+from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
+
+from service.engine import redact_event
+from service.matches import StaleVersion, view_for
+from service.store import ConcurrencyError, MatchNotFound, find_idempotency_record, save_idempotency_record
+
+from . import schemas as s
+from .auth import Caller, caller_for_match, identify
+from .docs import operation
+from .errors import Problem
+
+bp = Blueprint("matches", __name__)
+
+PROBLEMS = {401: s.ProblemSchema, 403: s.ProblemSchema, 404: s.ProblemSchema}
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "schema": {"type": "string"},
+    "description": 'The version the client acted on (its ETag, e.g. "12"); a stale one gets 412.',
+}
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "schema": {"type": "string", "maxLength": 200},
+    "description": "Any unique string per intended action; a retry with the same key returns the first answer.",
+}
+
+
+def _services():
+    return current_app.extensions["gin_rummy"]
+
+
+def json_body(schema) -> dict:
+    if not request.is_json:
+        raise Problem(415, "unsupported_media_type", "send the body as application/json")
+    data = request.get_json(silent=True)
+    if data is None:
+        raise Problem(400, "malformed_json", "the body is not valid JSON")
+    if not isinstance(data, dict):
+        raise Problem(422, "invalid_request", "the body must be a JSON object")
+    return schema().load(data)
+
+
+def query_args(schema) -> dict:
+    return schema().load(request.args.to_dict())
+
+
+def parse_match_id(raw: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise Problem(404, "match_not_found", f"no match {raw!r}") from None
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def parse_if_match(value: str | None) -> int | None:
+    if value is None:
+        return None
+    raw = value.strip()
+    if raw.startswith("W/"):
+        raw = raw[2:]
+    raw = raw.strip('"')
+    if not raw.isdigit():
+        raise Problem(400, "invalid_if_match", f'If-Match must be a version ETag such as "12", got {value!r}')
+    return int(raw)
+
+
+def with_etag(body: dict, version: int, status: int = 200, headers: dict | None = None) -> Response:
+    response = current_app.response_class(json.dumps(body), status=status, mimetype="application/json")
+    response.headers["ETag"] = etag(version)
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+def event_json(stored, seat: int | None) -> dict:
+    return redact_event(
+        {
+            "seq": stored.seq,
+            "type": stored.type,
+            "schema_version": stored.schema_version,
+            "data": stored.data,
+            "recorded_at": stored.recorded_at.isoformat(),
+        },
+        seat,
+    )
+
+
+def view_json(state, caller: Caller, match_id: uuid.UUID) -> dict:
+    seat = caller.seat if caller.seat is not None else _operator_seat()
+    view = view_for(state, seat, match_id)
+    if caller.is_operator:
+        view["hidden"] = {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
+    return s.SeatViewSchema().dump(view) | ({"hidden": view["hidden"]} if caller.is_operator else {})
+
+
+def _operator_seat() -> int:
+    raw = request.args.get("seat", "0")
+    if raw not in ("0", "1"):
+        raise Problem(422, "invalid_request", "seat must be 0 or 1", errors={"seat": ["must be 0 or 1"]})
+    return int(raw)
+
+
+def load_state(conn, match_id: uuid.UUID):
+    try:
+        return _services().store.load(match_id, conn=conn)
+    except MatchNotFound:
+        raise Problem(404, "match_not_found", f"no match {match_id}") from None
+
+
+# --- create ------------------------------------------------------------------------
+
+
+@bp.post("/matches")
+@operation(
+    summary="Create a match",
+    tags=["matches"],
+    body=s.CreateMatchSchema,
+    responses={201: s.MatchCreatedSchema, 422: s.ProblemSchema},
+    auth=False,
+    description=(
+        "Every field has a default: `{}` creates a classic match between a person and a medium computer. "
+        "The answer holds one bearer token per human seat, shown only this once."
+    ),
+)
+def create_match():
+    spec = json_body(s.CreateMatchSchema)
+    if not any(seat.get("kind", "human") == "human" for seat in spec.get("seats") or [{"kind": "human"}]):
+        raise Problem(
+            422, "invalid_request", "at least one seat must be human", errors={"seats": ["at least one human seat"]}
+        )
+    created = _services().matches.create(spec)
+    state = created.state
+    first_human = min(created.tokens)
+    seats = [dict(seat, token=created.tokens.get(seat["seat"])) for seat in view_for(state, 0, created.match_id)["seats"]]
+    body = {
+        "id": str(created.match_id),
+        "version": state.version,
+        "rules": state.rules.to_json(),
+        "seats": seats,
+        "view": s.SeatViewSchema().dump(view_for(state, first_human, created.match_id)),
+    }
+    return with_etag(
+        s.MatchCreatedSchema().dump(body),
+        state.version,
+        201,
+        {"Location": url_for("matches.get_match", match_id=str(created.match_id)), "Cache-Control": "no-store"},
+    )
+
+
+# --- read ----------------------------------------------------------------------------
+
+
+@bp.get("/matches/<match_id>")
+@operation(
+    summary="The caller's view of a match",
+    tags=["matches"],
+    responses={200: s.SeatViewSchema, 304: "Not modified (If-None-Match matched the version)", **PROBLEMS},
+    description=(
+        "A seat sees its own view with its legal actions. The operator sees seat 0's view "
+        "(or `?seat=1`) plus a `hidden` object with both hands and the stock."
+    ),
+)
+def get_match(match_id: str):
+    mid = parse_match_id(match_id)
+    with _services().store.transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        state = load_state(conn, mid)
+    if request.headers.get("If-None-Match") == etag(state.version):
+        response = Response(status=304)
+        response.headers["ETag"] = etag(state.version)
+        return response
+    return with_etag(view_json(state, caller, mid), state.version)
+
+
+@bp.get("/matches/<match_id>/events")
+@operation(
+    summary="Events since a version, redacted for the caller",
+    tags=["matches"],
+    query=s.EventsQuerySchema,
+    responses={200: s.EventsPageSchema, 422: s.ProblemSchema, **PROBLEMS},
+)
+def get_events(match_id: str):
+    mid = parse_match_id(match_id)
+    args = query_args(s.EventsQuerySchema)
+    with _services().store.transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        events = _services().store.read(mid, after=args["after"], conn=conn)
+        version = events[-1].seq if events else _version(conn, mid)
+    body = {"match_id": str(mid), "version": version, "events": [event_json(e, caller.seat) for e in events]}
+    return with_etag(body, version)
+
+
+def _version(conn, mid: uuid.UUID) -> int:
+    try:
+        return _services().store.summary(mid, conn=conn).version
+    except MatchNotFound:
+        raise Problem(404, "match_not_found", f"no match {mid}") from None
+
+
+@bp.get("/matches/<match_id>/stream")
+@operation(
+    summary="Live events as Server-Sent Events",
+    tags=["matches"],
+    responses={200: "text/event-stream: one `event:` per match event (id = seq, data = the event JSON)", **PROBLEMS},
+    content_type="text/event-stream",
+    description=(
+        "Sends the events after `after` (or the Last-Event-ID header), then each new one as it is stored. "
+        "The stream closes after `wait` seconds (default 30) or when the match ends; EventSource reconnects by itself."
+    ),
+)
+def stream(match_id: str):
+    mid = parse_match_id(match_id)
+    last = request.headers.get("Last-Event-ID") or request.args.get("after", "0")
+    wait = request.args.get("wait", "30")
+    if not last.isdigit() or not wait.isdigit() or not 0 <= int(wait) <= 300:
+        raise Problem(422, "invalid_request", "after must be a version and wait 0 to 300 seconds")
+    store = _services().store
+    with store.transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        _version(conn, mid)
+    poll = current_app.config["STREAM_POLL_SECONDS"]
+    deadline = time.monotonic() + int(wait)
+
+    def generate():
+        after = int(last)
+        yield "retry: 1000\n\n"
+        while True:
+            events = store.read(mid, after=after)
+            for e in events:
+                after = e.seq
+                yield f"id: {e.seq}\nevent: {e.type}\ndata: {json.dumps(event_json(e, caller.seat))}\n\n"
+                if e.type == "match_ended":
+                    return
+            if time.monotonic() >= deadline:
+                return
+            yield ": keep-alive\n\n"
+            time.sleep(poll)
+
+    response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"  # nginx: pass events through at once
+    return response
+
+
+@bp.get("/matches")
+@operation(
+    summary="Matches the caller may see",
+    tags=["matches"],
+    query=s.MatchListQuerySchema,
+    responses={200: s.MatchListSchema, 401: s.ProblemSchema, 422: s.ProblemSchema},
+    description="The operator sees every match, newest first; a seat token sees its own match.",
+)
+def list_matches():
+    args = query_args(s.MatchListQuerySchema)
+    store = _services().store
+    offset = _cursor_offset(args.get("cursor"))
+    with store.transaction() as conn:
+        caller = identify(conn)
+        if caller.is_operator:
+            rows = store.summaries(status=args.get("status"), limit=args["limit"] + 1, offset=offset, conn=conn)
+        else:
+            row = store.summary(caller.match_id, conn=conn)
+            rows = [row] if offset == 0 and args.get("status") in (None, row.status) else []
+    more = len(rows) > args["limit"]
+    rows = rows[: args["limit"]]
+    items = [_summary_json(r) for r in rows]
+    next_cursor = str(offset + len(rows)) if more else None
+    return s.MatchListSchema().dump({"items": items, "next_cursor": next_cursor})
+
+
+def _cursor_offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or len(cursor) > 9:
+        raise Problem(422, "invalid_request", "cursor must be a next_cursor from a previous page", errors={"cursor": ["invalid"]})
+    return int(cursor)
+
+
+def _summary_json(row) -> dict:
+    data = row.to_json()
+    data["id"] = data.pop("match_id")
+    data["seats"] = [
+        {"seat": i, "name": seat.get("name"), "kind": seat.get("kind"), "level": seat.get("level")}
+        for i, seat in enumerate(data["seats"])
+    ]
+    return s.MatchSummarySchema().dump(data)
+
+
+# --- act -----------------------------------------------------------------------------
+
+
+@bp.post("/matches/<match_id>/actions")
+@operation(
+    summary="Send one action for the caller's seat",
+    tags=["matches"],
+    body=s.ActionSchema,
+    headers=[IF_MATCH, IDEMPOTENCY_KEY],
+    responses={
+        200: s.ActionResultSchema,
+        409: s.ProblemSchema,
+        412: s.ProblemSchema,
+        422: s.ProblemSchema,
+        **PROBLEMS,
+    },
+    description=(
+        "Post any entry of the view's `legal_actions` as is. The computer's replies (and the next deal) are "
+        "played in the same request and returned among the events. 409 `illegal_move` names the `rule` broken; "
+        "409 `conflict` means another request changed the match first (reload and retry); 412 `version_mismatch` "
+        "answers a stale If-Match."
+    ),
+)
+def act(match_id: str):
+    mid = parse_match_id(match_id)
+    command = json_body(s.ActionSchema)
+    expected = parse_if_match(request.headers.get("If-Match"))
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 200:
+        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters")
+    services = _services()
+    store = services.store
+    fingerprint = hashlib.sha256(json.dumps([command, expected], sort_keys=True).encode()).hexdigest()
+
+    with store.transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        if caller.is_operator:
+            raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
+        if key is not None:
+            replay = _replay(conn, mid, caller, key, fingerprint)
+            if replay is not None:
+                return replay
+
+    def remember(conn, state, stored):
+        body = {"view": view_json(state, caller, mid), "events": [event_json(e, caller.seat) for e in stored]}
+        remember.body, remember.version = body, state.version
+        if key is not None:
+            save_idempotency_record(conn, mid, caller.scope, key, fingerprint, 200, body)
+
+    try:
+        with store.transaction() as conn:
+            services.matches.act(conn, mid, caller.seat, command, expected_version=expected, after_append=remember)
+    except MatchNotFound:
+        raise Problem(404, "match_not_found", f"no match {mid}") from None
+    except StaleVersion as exc:
+        raise Problem(
+            412, "version_mismatch", f"{exc}; reload the match and act on the current version",
+            headers={"ETag": etag(exc.current)}, extra={"current_version": exc.current},
+        ) from None
+    except ConcurrencyError:
+        if key is not None:
+            with store.transaction() as conn:
+                replay = _replay(conn, mid, caller, key, fingerprint)
+            if replay is not None:
+                return replay
+        raise Problem(409, "conflict", "another request changed the match first; reload it and retry") from None
+    return with_etag(remember.body, remember.version)
+
+
+def _replay(conn, mid, caller: Caller, key: str, fingerprint: str) -> Response | None:
+    record = find_idempotency_record(conn, mid, caller.scope, key)
+    if record is None:
+        return None
+    if record.fingerprint != fingerprint:
+        raise Problem(
+            422, "idempotency_key_reused", "this Idempotency-Key was used for a different request in this match"
+        )
+    return with_etag(record.body, record.body["view"]["version"], record.status, {"Idempotent-Replayed": "true"})
+
+
+

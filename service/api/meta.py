@@ -1,0 +1,78 @@
+"""Health, the OpenAPI document, its browsable page, and the rules presets."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from flask import Blueprint, Response, current_app, jsonify
+
+from service.engine import PRESET_DESCRIPTIONS, PRESETS
+from service.engine.rules import RANGES
+
+from . import schemas as s
+from .docs import operation
+
+bp = Blueprint("meta", __name__)
+
+
+@bp.get("/health")
+@operation(
+    summary="Readiness: the service and its database",
+    tags=["service"],
+    responses={200: s.HealthSchema, 503: s.HealthSchema},
+    auth=False,
+)
+def health():
+    store = current_app.extensions["gin_rummy"].store
+    try:
+        with store.transaction() as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # any failure to reach the database means not ready
+        current_app.logger.warning("health: database unavailable: %s", type(exc).__name__)
+        response = jsonify({"status": "unavailable", "database": "unreachable"})
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+        return response
+    return jsonify({"status": "ok", "database": "ok"})
+
+
+@bp.get("/rules/presets")
+@operation(
+    summary="The rules presets and the range of every parameter",
+    tags=["rules"],
+    responses={200: s.PresetListSchema},
+    auth=False,
+)
+def presets():
+    body = {
+        "presets": [
+            {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_json()}
+            for name, rules in PRESETS.items()
+        ],
+        "parameters": {
+            name: {"type": "boolean"} if spec[0] is bool else {"type": "integer", "minimum": spec[1], "maximum": spec[2]}
+            for name, spec in RANGES.items()
+        },
+    }
+    return s.PresetListSchema().dump(body)
+
+
+@bp.get("/openapi.json")
+@operation(summary="This API's OpenAPI 3.1 document", tags=["service"], responses={200: "The document"}, auth=False)
+def openapi_json():
+    from .openapi import spec_dict
+
+    return jsonify(spec_dict(current_app))
+
+
+@bp.get("/docs")
+@operation(
+    summary="Browsable API documentation (works offline)",
+    tags=["service"],
+    responses={200: "An HTML page"},
+    auth=False,
+    content_type="text/html",
+)
+def docs():
+    page = resources.files("service.api").joinpath("docs.html").read_text()
+    return Response(page, mimetype="text/html")

@@ -1,0 +1,301 @@
+"""Marshmallow schemas for every request and response; the OpenAPI document is made from them."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from service.engine import PRESETS
+from service.engine.rules import RANGES
+
+CARD = validate.Regexp(r"^[A23456789TJQK][CDHS]$", error="not a card code: rank A23456789TJQK + suit CDHS, e.g. TD")
+LEVELS = ("easy", "medium", "hard")
+PHASES = ("awaiting_deal", "upcard_offer", "draw", "discard", "defense", "match_over")
+RESULTS = ("knock", "undercut", "gin", "dead")
+
+
+def Card(**kwargs):  # noqa: N802 - a field factory reads like a field class
+    return fields.String(validate=CARD, metadata={"example": "TD", **kwargs.pop("metadata", {})}, **kwargs)
+
+
+def Cards(**kwargs):  # noqa: N802
+    return fields.List(Card(), **kwargs)
+
+
+class StrictBool(fields.Boolean):
+    """Only JSON true/false: "yes" or 1 are refused rather than guessed."""
+
+    truthy = {True}
+    falsy = {False}
+
+
+class Base(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+# --- requests ------------------------------------------------------------------
+
+
+def _rule_field(name: str):
+    spec = RANGES[name]
+    if spec[0] is bool:
+        return StrictBool()
+    return fields.Integer(strict=True, validate=validate.Range(spec[1], spec[2]))
+
+
+RulesSpecSchema = Base.from_dict(
+    {
+        "preset": fields.String(
+            validate=validate.OneOf(list(PRESETS)),
+            metadata={"description": "A named ruleset; every other field overrides one of its parameters."},
+        ),
+        **{name: _rule_field(name) for name in RANGES},
+    },
+    name="RulesSpec",
+)
+
+
+class SeatSpecSchema(Base):
+    name = fields.String(validate=validate.Length(1, 40), metadata={"example": "Ann"})
+    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "computer"]))
+    level = fields.String(
+        validate=validate.OneOf(LEVELS), metadata={"description": "Computer seats only; default medium."}
+    )
+
+    @validates_schema
+    def _level_for_computers(self, data, **kwargs):
+        if data.get("kind") == "human" and "level" in data:
+            raise ValidationError("only a computer seat has a level", "level")
+
+
+class CreateMatchSchema(Base):
+    rules = fields.Nested(RulesSpecSchema, load_default=dict)
+    single_hand = StrictBool(
+        metadata={"description": "Play one hand only (default: play to the target score). Same as rules.single_hand."}
+    )
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema),
+        validate=validate.Length(2, 2),
+        metadata={"description": "Exactly two seats; default a person against a medium computer."},
+    )
+
+
+class LayoffSchema(Base):
+    card = Card(required=True)
+    meld = fields.Integer(strict=True, required=True, validate=validate.Range(0, 5), metadata={"description": "Index into the knocker's melds."})
+
+
+ACTION_FIELDS = {
+    "draw": {"source"},
+    "pass": set(),
+    "discard": {"card"},
+    "knock": {"card", "melds"},
+    "gin": {"card", "melds"},
+    "defend": {"melds", "layoffs"},
+}
+REQUIRED_FIELDS = {"draw": {"source"}, "discard": {"card"}, "knock": {"card"}, "gin": {"card"}}
+
+
+class ActionSchema(Base):
+    """One seat command; every entry of a view's ``legal_actions`` can be posted as is."""
+
+    type = fields.String(required=True, validate=validate.OneOf(list(ACTION_FIELDS)))
+    source = fields.String(validate=validate.OneOf(["stock", "discard"]), metadata={"description": "draw only"})
+    card = Card(metadata={"description": "discard, knock, gin: the card to discard"})
+    melds = fields.List(
+        Cards(validate=validate.Length(3, 13)),
+        validate=validate.Length(0, 4),
+        metadata={"description": "knock, gin, defend: an explicit arrangement (optional)"},
+    )
+    layoffs = fields.List(fields.Nested(LayoffSchema), validate=validate.Length(0, 10), metadata={"description": "defend only"})
+
+    @validates_schema
+    def _fields_fit_the_type(self, data, **kwargs):
+        kind = data.get("type")
+        if kind not in ACTION_FIELDS:
+            return
+        extra = set(data) - ACTION_FIELDS[kind] - {"type"}
+        if extra:
+            raise ValidationError(f"not a field of a {kind!r} action", sorted(extra)[0])
+        missing = REQUIRED_FIELDS.get(kind, set()) - set(data)
+        if missing:
+            raise ValidationError(f"a {kind!r} action needs this field", sorted(missing)[0])
+
+
+# --- responses -------------------------------------------------------------------
+
+
+class RulesSchema(Schema):
+    preset = fields.String(required=True)
+    upcard_offer = fields.Boolean(required=True)
+    dead_hand_stock = fields.Integer(required=True)
+    gin_bonus = fields.Integer(required=True)
+    undercut_bonus = fields.Integer(required=True)
+    knock_limit = fields.Integer(required=True)
+    target_score = fields.Integer(required=True)
+    single_hand = fields.Boolean(required=True)
+    knocker_arranges = fields.Boolean(required=True)
+    defender_arranges = fields.Boolean(required=True)
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "computer"]))
+    level = fields.String(allow_none=True, validate=validate.OneOf(LEVELS))
+
+
+class CreatedSeatSchema(SeatSchema):
+    token = fields.String(
+        allow_none=True,
+        metadata={"description": "Bearer token for this seat (human seats only). Shown once: only its hash is stored."},
+    )
+
+
+class KnockSchema(Schema):
+    seat = fields.Integer(required=True)
+    card = fields.String(required=True, metadata={"description": "The knocker's discard."})
+    gin = fields.Boolean(required=True)
+    melds = fields.List(fields.List(fields.String()), required=True)
+    deadwood_cards = fields.List(fields.String(), required=True)
+    deadwood = fields.Integer(required=True)
+
+
+class DefenseSchema(Schema):
+    seat = fields.Integer(required=True)
+    automatic = fields.Boolean(required=True)
+    melds = fields.List(fields.List(fields.String()), required=True)
+    layoffs = fields.List(fields.Nested(LayoffSchema), required=True)
+    deadwood_cards = fields.List(fields.String(), required=True)
+    deadwood = fields.Integer(required=True)
+
+
+class HandResultSchema(Schema):
+    hand = fields.Integer(required=True)
+    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    winner = fields.Integer(allow_none=True, required=True)
+    points = fields.Integer(required=True)
+    knock = fields.Nested(KnockSchema, allow_none=True, required=True)
+    defense = fields.Nested(DefenseSchema, allow_none=True, required=True)
+    hands = fields.List(Cards(), required=True, metadata={"description": "Both seats' final hands, revealed."})
+
+
+class OpponentSchema(Schema):
+    card_count = fields.Integer(required=True)
+    known_cards = Cards(
+        required=True, metadata={"description": "Cards the opponent took from the discard pile and still holds."}
+    )
+
+
+class SeatViewSchema(Schema):
+    match_id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    seat = fields.Integer(required=True, metadata={"description": "The seat this view is for (0 or 1)."})
+    version = fields.Integer(required=True, metadata={"description": "Number of events so far; also the ETag."})
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES))
+    turn = fields.Integer(allow_none=True, required=True, metadata={"description": "Seat to act, or null."})
+    hand_number = fields.Integer(required=True)
+    starter = fields.Integer(allow_none=True, required=True)
+    rules = fields.Nested(RulesSchema, required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    winner = fields.Integer(allow_none=True, required=True, metadata={"description": "Match winner once finished."})
+    hand = Cards(required=True, metadata={"description": "This seat's cards, by suit then rank."})
+    melds = fields.List(Cards(), required=True, metadata={"description": "Best melds of the hand."})
+    deadwood_cards = Cards(required=True)
+    deadwood = fields.Integer(required=True)
+    discard_pile = Cards(required=True, metadata={"description": "Bottom first; the last card is the top."})
+    stock_count = fields.Integer(required=True)
+    no_return = fields.String(
+        allow_none=True, required=True, metadata={"description": "Card taken from the discard pile this turn: it may not be discarded now."}
+    )
+    opponent = fields.Nested(OpponentSchema, required=True)
+    commitment = fields.String(
+        allow_none=True, required=True, metadata={"description": "SHA-256 commitment to this hand's deck (see the README)."}
+    )
+    knock = fields.Nested(KnockSchema, allow_none=True, required=True, metadata={"description": "The knock being answered (defense phase)."})
+    last_hand = fields.Nested(HandResultSchema, allow_none=True, required=True)
+    legal_actions = fields.List(fields.Nested(ActionSchema), required=True)
+
+
+class MatchCreatedSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The match id (a UUID)."})
+    version = fields.Integer(required=True)
+    rules = fields.Nested(RulesSchema, required=True)
+    seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+    view = fields.Nested(SeatViewSchema, required=True, metadata={"description": "The first human seat's view."})
+
+
+class EventSchema(Schema):
+    seq = fields.Integer(required=True, metadata={"description": "1, 2, 3 ... within the match; the version after it."})
+    type = fields.String(required=True)
+    schema_version = fields.Integer(required=True)
+    data = fields.Dict(required=True, metadata={"description": "Redacted for the caller's seat."})
+    recorded_at = fields.String(required=True, metadata={"description": "ISO 8601 time the event was stored."})
+
+
+class ActionResultSchema(Schema):
+    view = fields.Nested(SeatViewSchema, required=True)
+    events = fields.List(
+        fields.Nested(EventSchema), required=True, metadata={"description": "Every event the action caused, including the computer's replies."}
+    )
+
+
+class EventsPageSchema(Schema):
+    match_id = fields.String(required=True)
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class EventsQuerySchema(Base):
+    after = fields.Integer(load_default=0, validate=validate.Range(0), metadata={"description": "Return events with seq greater than this."})
+
+
+class MatchSummarySchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    preset = fields.String(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    hand_number = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class MatchListQuerySchema(Base):
+    status = fields.String(validate=validate.OneOf(["active", "finished"]))
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    cursor = fields.String(metadata={"description": "The next_cursor of the previous page."})
+
+
+class MatchListSchema(Schema):
+    items = fields.List(fields.Nested(MatchSummarySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True, metadata={"description": "Pass as cursor for the next page; null at the end."})
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    code = fields.String(required=True, metadata={"description": "Stable machine-readable error code."})
+    detail = fields.String(required=True, metadata={"description": "What went wrong, for people."})
+    rule = fields.String(metadata={"description": "The game rule broken (illegal moves), e.g. no_return."})
+    errors = fields.Dict(metadata={"description": "Field name -> messages (invalid requests)."})
+
+
+class PresetSchema(Schema):
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    rules = fields.Nested(RulesSchema, required=True)
+
+
+class PresetListSchema(Schema):
+    presets = fields.List(fields.Nested(PresetSchema), required=True)
+    parameters = fields.Dict(required=True, metadata={"description": "Each parameter's accepted range."})
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["ok", "unavailable"]))
+    database = fields.String(required=True)

@@ -1,0 +1,200 @@
+"""The path of one action: load, decide, let the computer answer, append.
+
+This is the application layer between the REST API (or the CLI) and the store: it
+creates matches, applies a seat's command, deals new hands and plays the computer's
+turns, and writes everything a request caused in one append, so a request either
+happened completely or not at all.
+
+Randomness lives here, never in the engine: a deal's deck order and salt come from
+the operating system's generator and are recorded in the ``hand_dealt`` event; each
+computer seat gets a seed in ``match_started``, and its decisions draw from a
+generator seeded by that seed and the match version, so replays and tests are stable.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from service import bots
+from service.engine import Event, State, decide, fold, redact_event, seat_view
+from service.engine.game import AWAITING_DEAL, MATCH_OVER
+from service.engine.simulate import deal_command
+from service.store import EventStore
+from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
+
+#: Upper bound on events one request may cause (a whole computer-only hand is far less).
+MAX_EVENTS_PER_REQUEST = 2_000
+
+
+class StaleVersion(Exception):
+    """The client's If-Match version is not the match's current version."""
+
+    def __init__(self, expected: int, current: int):
+        super().__init__(f"the match is at version {current}, not {expected}")
+        self.expected = expected
+        self.current = current
+
+
+@dataclass
+class Created:
+    match_id: uuid.UUID
+    state: State
+    events: list
+    tokens: dict[int, str]
+
+
+def seat_token(match_id: uuid.UUID) -> str:
+    """A bearer token for one seat: names its match (not secret), then 256 random bits."""
+    return f"gr1.{match_id.hex}.{new_token()}"
+
+
+def match_of_token(token: str) -> uuid.UUID | None:
+    """The match a seat token names, or None when it is not shaped like one."""
+    parts = token.split(".")
+    if len(parts) != 3 or parts[0] != "gr1":
+        return None
+    try:
+        return uuid.UUID(hex=parts[1])
+    except ValueError:
+        return None
+
+
+def default_seat_name(seat: Mapping[str, Any], index: int) -> str:
+    if seat.get("kind") == "computer":
+        return f"Computer ({seat.get('level', 'medium')})"
+    return f"Player {index + 1}"
+
+
+def public_seats(state: State) -> list[dict]:
+    """Seats as clients see them: no seeds, no tokens."""
+    return [
+        {"seat": i, "name": s["name"], "kind": s["kind"], "level": s.get("level")} for i, s in enumerate(state.seats)
+    ]
+
+
+def status_of(state: State) -> str:
+    return "finished" if state.phase == MATCH_OVER else "active"
+
+
+def view_for(state: State, seat: int, match_id: uuid.UUID) -> dict:
+    """The seat view the API serves, and the only thing a bot ever sees."""
+    view = seat_view(state, seat)
+    view["match_id"] = str(match_id)
+    view["status"] = status_of(state)
+    view["seats"] = public_seats(state)
+    return view
+
+
+class MatchService:
+    def __init__(self, store: EventStore, deal_rng: random.Random | None = None):
+        self.store = store
+        # The OS generator by default: deals must not be predictable from earlier ones.
+        self.deal_rng = deal_rng or random.SystemRandom()
+
+    # --- creating ---------------------------------------------------------------
+
+    def prepare(self, spec: Mapping[str, Any]) -> tuple[dict, dict[int, None]]:
+        """The start_match command for a request body, and the human seats (to get tokens)."""
+        rules = dict(spec.get("rules") or {})
+        if "single_hand" in spec:
+            rules["single_hand"] = spec["single_hand"]
+        seats_in = spec.get("seats") or [{"kind": "human"}, {"kind": "computer", "level": "medium"}]
+        seats, tokens = [], {}
+        for i, s in enumerate(seats_in):
+            kind = s.get("kind", "human")
+            seat = {"name": s.get("name") or default_seat_name(s, i), "kind": kind}
+            if kind == "computer":
+                seat["level"] = s.get("level", "medium")
+                seat["seed"] = secrets.randbits(63)
+            else:
+                tokens[i] = None  # made once the match id is known
+            seats.append(seat)
+        return {"type": "start_match", "rules": rules, "seats": seats}, tokens
+
+    def create(self, spec: Mapping[str, Any]) -> Created:
+        command, tokens = self.prepare(spec)
+        match_id = uuid.uuid4()
+        tokens = {seat: seat_token(match_id) for seat in tokens}
+        events = decide(State(), command)
+        state = fold(events)
+        state, more = self.autoplay(match_id, state, [])
+        events += more
+        with self.store.transaction() as conn:
+            self.store.append(match_id, 0, events, actor="system", conn=conn)
+            save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+        return Created(match_id, state, events, tokens)
+
+    # --- acting -----------------------------------------------------------------
+
+    def act(
+        self,
+        conn,
+        match_id: uuid.UUID,
+        seat: int,
+        command: Mapping[str, Any],
+        *,
+        expected_version: int | None = None,
+        after_append: Callable[[Any, State, list], None] | None = None,
+    ):
+        """Apply one seat command and the computer's answers; append them all at once.
+
+        ``conn`` is the caller's transaction (``store.transaction()``), so whatever the
+        caller writes in ``after_append`` commits or fails with the events.  Raises
+        StaleVersion, the engine's CommandError / IllegalMoveError, or the store's
+        ConcurrencyError when another request appended first.  Returns the new state
+        and the stored events.
+        """
+        state = self.store.load(match_id, conn=conn)
+        if expected_version is not None and expected_version != state.version:
+            raise StaleVersion(expected_version, state.version)
+        events = decide(state, {**command, "seat": seat})
+        after = fold(events, state)
+        after, more = self.autoplay(match_id, after, events, start=state, conn=conn)
+        events += more
+        stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", conn=conn)
+        if after_append is not None:
+            after_append(conn, after, stored)
+        return after, stored
+
+    def autoplay(self, match_id: uuid.UUID, state: State, pending: list, start: State | None = None, conn=None):
+        """Deal when a deal is due and play computer turns until a person must act."""
+        new: list[Event] = []
+        while state.phase != MATCH_OVER and len(new) < MAX_EVENTS_PER_REQUEST:
+            if state.phase == AWAITING_DEAL:
+                command = deal_command(self.deal_rng)
+            elif state.turn is not None and state.seats[state.turn]["kind"] == "computer":
+                command = {**self.computer_action(match_id, state, pending + new, start, conn), "seat": state.turn}
+            else:
+                break
+            events = decide(state, command)
+            state = fold(events, state)
+            new += events
+        return state, new
+
+    def computer_action(self, match_id, state: State, pending: list, start: State | None, conn=None) -> dict:
+        seat = state.turn
+        info = state.seats[seat]
+        view = view_for(state, seat, match_id)
+        history = self.hand_history(match_id, state, pending, start, seat, conn)
+        rng = random.Random(f"{info['seed']}:{state.version}")
+        return bots.choose_action(view, history, info["level"], rng)
+
+    def hand_history(self, match_id, state: State, pending: list, start: State | None, seat: int, conn=None) -> list[dict]:
+        """The seat's redacted events of the current hand: stored ones, then this request's."""
+        first = state.hand_start_version  # the events after this version belong to the hand
+        stored: list[dict] = []
+        stored_until = start.version if start is not None else 0
+        if stored_until > first:
+            stored = [e.to_json() for e in self.store.read(match_id, after=first, conn=conn)][: stored_until - first]
+        base = max(stored_until, 0)
+        fresh = [
+            {"seq": base + i + 1, "type": e.type, "data": e.data}
+            for i, e in enumerate(pending)
+            if base + i + 1 > first
+        ]
+        return [redact_event(e, seat) for e in stored + fresh]

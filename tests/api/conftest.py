@@ -1,0 +1,53 @@
+import pytest
+
+from service.api import create_app
+
+OPERATOR = "operator-secret-for-tests"
+
+
+@pytest.fixture
+def app(store):
+    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "STREAM_POLL_SECONDS": 0.01})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def operator():
+    return bearer(OPERATOR)
+
+
+class Player:
+    """A seat driven through the HTTP API."""
+
+    def __init__(self, client, match_id: str, token: str):
+        self.client, self.match_id, self.headers = client, match_id, bearer(token)
+
+    def view(self):
+        r = self.client.get(f"/matches/{self.match_id}", headers=self.headers)
+        assert r.status_code == 200, r.json
+        return r.json
+
+    def act(self, action: dict, **headers):
+        return self.client.post(f"/matches/{self.match_id}/actions", json=action, headers={**self.headers, **headers})
+
+
+@pytest.fixture
+def new_match(client):
+    """Create a match from a body; returns (response json, players by seat)."""
+
+    def make(body=None):
+        r = client.post("/matches", json=body if body is not None else {})
+        assert r.status_code == 201, r.json
+        data = r.json
+        players = {s["seat"]: Player(client, data["id"], s["token"]) for s in data["seats"] if s["token"]}
+        return data, players
+
+    return make

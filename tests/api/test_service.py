@@ -1,0 +1,47 @@
+"""Health, presets, the OpenAPI document and the docs page."""
+
+from pathlib import Path
+
+import yaml
+from openapi_spec_validator import validate
+
+from service.api.openapi import spec_dict, spec_yaml
+
+COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.yaml"
+
+
+def test_health_reports_the_database(client):
+    r = client.get("/health")
+    assert r.status_code == 200 and r.json == {"status": "ok", "database": "ok"}
+
+
+def test_presets_list_every_ruleset_and_parameter_range(client):
+    body = client.get("/rules/presets").json
+    assert [p["name"] for p in body["presets"]] == ["classic", "short-stock", "upcard-offer", "bonus-20-10"]
+    assert body["parameters"]["knock_limit"] == {"type": "integer", "minimum": 0, "maximum": 10}
+
+
+def test_the_openapi_document_is_valid_openapi_3_1(app):
+    spec = spec_dict(app)
+    assert spec["openapi"] == "3.1.0"
+    validate(spec)
+    assert {"/matches", "/matches/{match_id}", "/matches/{match_id}/actions", "/matches/{match_id}/events"} <= set(spec["paths"])
+
+
+def test_the_committed_openapi_document_matches_the_code(app):
+    assert COMMITTED.read_text() == spec_yaml(app), "run: gin-rummy openapi > openapi/openapi.yaml"
+    assert yaml.safe_load(COMMITTED.read_text())["info"]["title"] == "Gin Rummy service"
+
+
+def test_the_served_document_and_docs_page(client):
+    assert client.get("/openapi.json").json["openapi"] == "3.1.0"
+    page = client.get("/docs")
+    assert page.status_code == 200 and page.mimetype == "text/html" and b"openapi.json" in page.data
+    assert b"http://" not in page.data and b"https://cdn" not in page.data  # nothing fetched from elsewhere
+
+
+def test_unknown_paths_and_methods_are_problems_too(client):
+    r = client.get("/nowhere")
+    assert r.status_code == 404 and r.mimetype == "application/problem+json" and r.json["code"] == "not_found"
+    r = client.delete("/matches")
+    assert r.status_code == 405 and r.json["code"] == "method_not_allowed"
