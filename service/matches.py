@@ -64,12 +64,6 @@ def match_of_token(token: str) -> uuid.UUID | None:
         return None
 
 
-def default_seat_name(seat: Mapping[str, Any], index: int) -> str:
-    if seat.get("kind") == "computer":
-        return f"Computer ({seat.get('level', 'medium')})"
-    return f"Player {index + 1}"
-
-
 def public_seats(state: State) -> list[dict]:
     """Seats as clients see them: no seeds, no tokens."""
     return [
@@ -105,11 +99,9 @@ class MatchService:
             rules["single_hand"] = spec["single_hand"]
         seats_in = spec.get("seats") or [{"kind": "human"}, {"kind": "computer", "level": "medium"}]
         seats, tokens = [], {}
-        for i, s in enumerate(seats_in):
-            kind = s.get("kind", "human")
-            seat = {"name": s.get("name") or default_seat_name(s, i), "kind": kind}
-            if kind == "computer":
-                seat["level"] = s.get("level", "medium")
+        for i, given in enumerate(seats_in):
+            seat = dict(given)
+            if seat.get("kind", "human") == "computer":
                 seat["seed"] = secrets.randbits(63)
             else:
                 tokens[i] = None  # made once the match id is known

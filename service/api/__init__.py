@@ -47,8 +47,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     register_error_handlers(app)
-    from . import matches, meta
+    from . import matches, meta, records
 
     app.register_blueprint(meta.bp)
     app.register_blueprint(matches.bp)
+    app.register_blueprint(records.bp)
     return app

@@ -43,6 +43,8 @@ def build_spec(app: Flask) -> APISpec:
         "bearer", {"type": "http", "scheme": "bearer", "description": "A seat token, or the operator token."}
     )
     spec.components.schema("Problem", schema=s.ProblemSchema)
+    # The record's JSON Schema is its own file beside this document (openapi/).
+    spec.components.schema(s.MatchRecordSchema.__name__, {"$ref": s.MatchRecordSchema.file})
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         view = app.view_functions.get(rule.endpoint)
         meta = getattr(view, "__openapi__", None)
@@ -65,17 +67,14 @@ def _operation(rule, meta: dict) -> dict:
     }
     if meta["description"]:
         op["description"] = meta["description"]
-    params = [
-        {"name": arg, "in": "path", "required": True, "schema": {"type": "string", "format": "uuid"}}
-        for arg in sorted(rule.arguments)
-    ]
+    params = [{"name": arg, "in": "path", "required": True, "schema": _path_schema(rule, arg)} for arg in sorted(rule.arguments)]
     if meta["query"] is not None:
         params.append({"in": "query", "schema": meta["query"]})
     params.extend(meta["headers"])
     if params:
         op["parameters"] = params
     if meta["body"] is not None:
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": meta["body"]}}}
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": _schema(meta["body"])}}}
     if meta["auth"]:
         op["security"] = [{"bearer": []}]
     for status, what in meta["responses"].items():
@@ -84,6 +83,12 @@ def _operation(rule, meta: dict) -> dict:
         "default", {"description": "Any other error", "content": {"application/problem+json": {"schema": "Problem"}}}
     )
     return op
+
+
+def _path_schema(rule, arg: str) -> dict:
+    if type(rule._converters.get(arg)).__name__ == "IntegerConverter":
+        return {"type": "integer", "minimum": 1}
+    return {"type": "string", "format": "uuid"}
 
 
 def _response(status: int, what, content_type: str) -> dict:
@@ -97,7 +102,13 @@ def _response(status: int, what, content_type: str) -> dict:
     name = what.__name__.removesuffix("Schema")
     if what is s.ProblemSchema:
         return {"description": "A problem", "content": {"application/problem+json": {"schema": "Problem"}}}
-    return {"description": name, "content": {"application/json": {"schema": what}}}
+    return {"description": name, "content": {"application/json": {"schema": _schema(what)}}}
+
+
+def _schema(what):
+    if isinstance(what, s.ExternalSchema):
+        return {"$ref": f"#/components/schemas/{what.__name__}"}
+    return what
 
 
 def spec_dict(app: Flask) -> dict:

@@ -299,3 +299,119 @@ class PresetListSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(["ok", "unavailable"]))
     database = fields.String(required=True)
+
+
+# --- records ---------------------------------------------------------------------
+
+
+class ExternalSchema:
+    """A schema kept as a JSON Schema file beside the OpenAPI document."""
+
+    def __init__(self, name: str, file: str):
+        self.__name__ = name
+        self.file = file
+
+
+MatchRecordSchema = ExternalSchema("MatchRecord", "match-record.schema.json")
+
+
+class ExportQuerySchema(Base):
+    status = fields.String(validate=validate.OneOf(["active", "finished"]))
+
+
+class StateQuerySchema(Base):
+    version = fields.Integer(validate=validate.Range(0), metadata={"description": "Default: the current version."})
+
+
+class ImportResultSchema(Schema):
+    id = fields.String(required=True)
+    created = fields.Boolean(required=True, metadata={"description": "False when the same record was imported before."})
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+
+
+class FullStateSchema(Schema):
+    version = fields.Integer(required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(("new",) + PHASES))
+    turn = fields.Integer(allow_none=True, required=True)
+    hand_number = fields.Integer(required=True)
+    starter = fields.Integer(allow_none=True, required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+    hands = fields.List(Cards(), required=True)
+    stock = Cards(required=True, metadata={"description": "Top first."})
+    discard_pile = Cards(required=True)
+    no_return = fields.String(allow_none=True, required=True)
+    commitment = fields.String(allow_none=True, required=True)
+    knock = fields.Nested(KnockSchema, allow_none=True, required=True)
+    defense = fields.Nested(DefenseSchema, allow_none=True, required=True)
+    last_hand = fields.Nested(HandResultSchema, allow_none=True, required=True)
+
+
+class HandSummarySchema(Schema):
+    hand = fields.Integer(required=True)
+    starter = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["over", "in_progress"]))
+    first_seq = fields.Integer(required=True)
+    last_seq = fields.Integer(required=True)
+    result = fields.String(allow_none=True, required=True, validate=validate.OneOf(RESULTS))
+    winner = fields.Integer(allow_none=True, required=True)
+    points = fields.Integer(allow_none=True, required=True)
+    scores = fields.List(fields.Integer(), allow_none=True, required=True)
+
+
+class HandListSchema(Schema):
+    match_id = fields.String(required=True)
+    hands = fields.List(fields.Nested(HandSummarySchema), required=True)
+
+
+class DealSchema(Schema):
+    hands = fields.List(Cards(), required=True, metadata={"description": "Each seat's ten dealt cards."})
+    upcard = Card(required=True)
+    stock = Cards(required=True, metadata={"description": "The stock as dealt, top first."})
+    commitment = fields.String(required=True)
+    salt = fields.String(required=True)
+    commitment_valid = fields.Boolean(required=True, metadata={"description": "sha256(salt:deck) equals the commitment."})
+
+
+class PlaySchema(Schema):
+    seq = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    action = fields.String(required=True, validate=validate.OneOf(["pass", "draw", "discard", "knock", "gin"]))
+    source = fields.String(validate=validate.OneOf(["stock", "discard"]))
+    card = fields.String()
+
+
+class HandEndSchema(Schema):
+    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    winner = fields.Integer(allow_none=True, required=True)
+    points = fields.Integer(required=True)
+    scores = fields.List(fields.Integer(), required=True)
+
+
+class HandDetailSchema(HandSummarySchema):
+    deal = fields.Nested(DealSchema, required=True)
+    plays = fields.List(fields.Nested(PlaySchema), required=True)
+    knock = fields.Nested(KnockSchema, allow_none=True, required=True)
+    defense = fields.Nested(DefenseSchema, allow_none=True, required=True)
+    end = fields.Nested(HandEndSchema, allow_none=True, required=True)
+
+
+class AuditProblemSchema(Schema):
+    seq = fields.Integer(allow_none=True, required=True)
+    index = fields.Integer()
+    rule = fields.String(required=True)
+    detail = fields.String(required=True)
+
+
+class AuditHandSchema(HandSummarySchema):
+    commitment_valid = fields.Boolean(required=True)
+
+
+class AuditSchema(Schema):
+    match_id = fields.String(required=True)
+    ok = fields.Boolean(required=True, metadata={"description": "True when every hand follows from the play."})
+    events = fields.Integer(required=True)
+    hands = fields.List(fields.Nested(AuditHandSchema), required=True)
+    problems = fields.List(fields.Nested(AuditProblemSchema), required=True)

@@ -374,10 +374,42 @@ def _start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
         rules = resolve_rules(command.get("rules"))
     except RulesError as exc:
         raise CommandError(str(exc), "invalid_rules") from None
-    seats = command.get("seats", [{}, {}])
-    if not isinstance(seats, list) or len(seats) != 2 or not all(isinstance(x, dict) for x in seats):
+    seats = command.get("seats") or [{}, {}]
+    if not isinstance(seats, list) or len(seats) != 2 or not all(isinstance(x, Mapping) for x in seats):
         raise CommandError("seats must be a list of two objects", "invalid_seats")
+    seats = [_seat(i, spec) for i, spec in enumerate(seats)]
     return [Event("match_started", {"rules": rules.to_json(), "seats": seats})]
+
+
+LEVELS = ("easy", "medium", "hard")
+SEAT_FIELDS = {"name", "kind", "level", "seed"}
+
+
+def _seat(index: int, spec: Mapping[str, Any]) -> dict:
+    """A seat as recorded: a name, human or computer, and a computer's level and seed."""
+    unknown = sorted(set(spec) - SEAT_FIELDS)
+    if unknown:
+        raise CommandError(f"seat {index}: unknown field(s) {', '.join(unknown)}", "invalid_seats")
+    kind = spec.get("kind", "human")
+    if kind not in ("human", "computer"):
+        raise CommandError(f"seat {index}: kind must be 'human' or 'computer', got {kind!r}", "invalid_seats")
+    name = spec.get("name")
+    if name is not None and (not isinstance(name, str) or not 1 <= len(name) <= 40):
+        raise CommandError(f"seat {index}: name must be 1 to 40 characters", "invalid_seats")
+    if kind == "human":
+        if "level" in spec or "seed" in spec:
+            raise CommandError(f"seat {index}: only a computer seat has a level and a seed", "invalid_seats")
+        return {"name": name or f"Player {index + 1}", "kind": kind}
+    level = spec.get("level", "medium")
+    if level not in LEVELS:
+        raise CommandError(f"seat {index}: level must be one of {', '.join(LEVELS)}, got {level!r}", "invalid_seats")
+    seat = {"name": name or f"Computer ({level})", "kind": kind, "level": level}
+    if "seed" in spec:
+        seed = spec["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise CommandError(f"seat {index}: seed must be a whole number of 0 or more", "invalid_seats")
+        seat["seed"] = seed
+    return seat
 
 
 def _deal(state: State, command: Mapping[str, Any]) -> list[Event]:

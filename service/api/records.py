@@ -1,0 +1,234 @@
+"""Records: export, import, past states, hand-by-hand history and the audit."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from flask import Blueprint, Response, current_app, request, stream_with_context
+
+from service.engine import fold
+from service.matches import seat_token
+from service.records.hands import audit, hand_detail, hand_is_over, hand_summary, split_hands
+from service.records.records import RecordError, export_all, export_match, import_record, schema_text, stored_event_json
+from service.store import MatchNotFound
+
+from . import schemas as s
+from .auth import Caller, caller_for_match, identify
+from .docs import operation
+from .errors import Problem
+from .matches import PROBLEMS, parse_match_id, with_etag
+
+bp = Blueprint("records", __name__)
+
+#: Records are larger than other bodies: a long match holds thousands of events.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+
+def _store():
+    return current_app.extensions["gin_rummy"].store
+
+
+def _events(conn, mid: uuid.UUID) -> list[dict]:
+    events = [stored_event_json(e) for e in _store().read(mid, conn=conn)]
+    if not events:
+        raise Problem(404, "match_not_found", f"no match {mid}")
+    return events
+
+
+def _finished(events: list[dict]) -> bool:
+    return events[-1]["type"] == "match_ended"
+
+
+def _seat_may_not_see(caller: Caller, what: str) -> Problem:
+    return Problem(403, "hidden_until_over", f"{what} would reveal hidden cards: seats see it once it is over")
+
+
+def full_state(state) -> dict:
+    """Everything in a state, hidden cards included (operator, or finished hands)."""
+    return {
+        "version": state.version,
+        "phase": state.phase,
+        "turn": state.turn,
+        "hand_number": state.hand_number,
+        "starter": state.starter,
+        "scores": list(state.scores),
+        "winner": state.winner,
+        "hands": [list(h) for h in state.hands],
+        "stock": list(state.stock),
+        "discard_pile": list(state.discard_pile),
+        "no_return": state.taken_from_discard,
+        "commitment": state.commitment,
+        "knock": state.knock,
+        "defense": state.defense,
+        "last_hand": state.last_hand,
+    }
+
+
+@bp.get("/matches/<match_id>/export")
+@operation(
+    summary="The match's complete record",
+    tags=["records"],
+    responses={200: s.MatchRecordSchema, **PROBLEMS},
+    description="Seats may export their match once it is finished (before, it would reveal hidden cards); the operator any match.",
+)
+def export_one(match_id: str):
+    mid = parse_match_id(match_id)
+    with _store().transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        try:
+            record, state = export_match(_store(), mid, conn=conn)
+        except MatchNotFound:
+            raise Problem(404, "match_not_found", f"no match {mid}") from None
+    if not caller.is_operator and not state.finished:
+        raise _seat_may_not_see(caller, "the record of an unfinished match")
+    response = with_etag(record, state.version)
+    response.headers["Content-Disposition"] = f'attachment; filename="gin-rummy-{mid}.json"'
+    return response
+
+
+@bp.get("/matches/export")
+@operation(
+    summary="Every match's record as NDJSON (operator)",
+    tags=["records"],
+    query=s.ExportQuerySchema,
+    responses={200: "application/x-ndjson: one match record per line", 401: s.ProblemSchema, 403: s.ProblemSchema},
+    content_type="application/x-ndjson",
+)
+def export_many():
+    args = s.ExportQuerySchema().load(request.args.to_dict())
+    with _store().transaction() as conn:
+        caller = identify(conn)
+    if not caller.is_operator:
+        raise Problem(403, "forbidden", "only the operator exports every match")
+    store = _store()
+
+    def lines():
+        for record in export_all(store, status=args.get("status")):
+            yield json.dumps(record, separators=(",", ":")) + "\n"
+
+    return Response(stream_with_context(lines()), mimetype="application/x-ndjson")
+
+
+@bp.post("/matches/import")
+@operation(
+    summary="Import a match record",
+    tags=["records"],
+    body=s.MatchRecordSchema,
+    responses={201: s.ImportResultSchema, 200: s.ImportResultSchema, 422: s.ProblemSchema},
+    auth=False,
+    description=(
+        "The record is checked against its JSON Schema, then every event is replayed through the rules; the first "
+        "that does not follow is refused with 422 naming its `index` and the `rule` broken. A valid record becomes a "
+        "match with the same id (201, with a token per human seat so an unfinished match can be continued). "
+        "Importing the same record again answers 200 with the existing match and no tokens."
+    ),
+)
+def import_one():
+    request.max_content_length = MAX_RECORD_BYTES
+    if not request.is_json:
+        raise Problem(415, "unsupported_media_type", "send the record as application/json")
+    record = request.get_json(silent=True)
+    if record is None:
+        raise Problem(400, "malformed_json", "the body is not valid JSON")
+    try:
+        imported = import_record(_store(), record, seat_token)
+    except RecordError as exc:
+        status = 409 if exc.code == "match_exists" else 422
+        extra = {} if exc.index is None else {"index": exc.index}
+        raise Problem(status, exc.code, str(exc), rule=exc.rule, errors=exc.errors, extra=extra) from None
+    state = imported.state
+    body = {
+        "id": str(imported.match_id),
+        "created": imported.created,
+        "version": state.version,
+        "status": "finished" if state.finished else "active",
+        "seats": [
+            {"seat": i, "name": seat["name"], "kind": seat["kind"], "level": seat.get("level"), "token": imported.tokens.get(i)}
+            for i, seat in enumerate(state.seats)
+        ],
+    }
+    return with_etag(s.ImportResultSchema().dump(body), state.version, 201 if imported.created else 200)
+
+
+@bp.get("/matches/<match_id>/state")
+@operation(
+    summary="The full state at a past version",
+    tags=["records"],
+    query=s.StateQuerySchema,
+    responses={200: s.FullStateSchema, 422: s.ProblemSchema, **PROBLEMS},
+    description="The operator may ask for any version; a seat for versions inside hands that are over.",
+)
+def state_at(match_id: str):
+    mid = parse_match_id(match_id)
+    args = s.StateQuerySchema().load(request.args.to_dict())
+    with _store().transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        events = _events(conn, mid)
+    version = args.get("version", len(events))
+    if version > len(events):
+        raise Problem(422, "invalid_request", f"the match has {len(events)} events", errors={"version": [f"at most {len(events)}"]})
+    if not caller.is_operator and not _finished(events):
+        last_end = max((e["seq"] for e in events if e["type"] == "hand_ended"), default=0)
+        if version > last_end:
+            raise _seat_may_not_see(caller, f"version {version} lies in the hand being played; it")
+    return with_etag(s.FullStateSchema().dump(full_state(fold(events[:version]))), version)
+
+
+@bp.get("/matches/<match_id>/hands")
+@operation(
+    summary="Every hand of the match, summarised",
+    tags=["records"],
+    responses={200: s.HandListSchema, **PROBLEMS},
+)
+def hands(match_id: str):
+    mid = parse_match_id(match_id)
+    with _store().transaction() as conn:
+        caller_for_match(conn, mid)
+        events = _events(conn, mid)
+    body = {"match_id": str(mid), "hands": [hand_summary(h) for h in split_hands(events)]}
+    return with_etag(s.HandListSchema().dump(body), len(events))
+
+
+@bp.get("/matches/<match_id>/hands/<int:number>")
+@operation(
+    summary="One hand in full: deal, plays, knock, arrangements, layoffs, score",
+    tags=["records"],
+    responses={200: s.HandDetailSchema, **PROBLEMS},
+    description="Seats see a hand in full once it is over; the operator any hand.",
+)
+def hand(match_id: str, number: int):
+    mid = parse_match_id(match_id)
+    with _store().transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        events = _events(conn, mid)
+    all_hands = split_hands(events)
+    if not 1 <= number <= len(all_hands):
+        raise Problem(404, "hand_not_found", f"the match has {len(all_hands)} hand(s), not a hand {number}")
+    chosen = all_hands[number - 1]
+    if not caller.is_operator and not hand_is_over(chosen):
+        raise _seat_may_not_see(caller, "a hand still being played")
+    return with_etag(s.HandDetailSchema().dump(hand_detail(chosen)), len(events))
+
+
+@bp.get("/matches/<match_id>/audit")
+@operation(
+    summary="Recompute every hand from the play and check every deal's commitment",
+    tags=["records"],
+    responses={200: s.AuditSchema, **PROBLEMS},
+    description="The operator, or a seat once the match is finished.",
+)
+def audit_match(match_id: str):
+    mid = parse_match_id(match_id)
+    with _store().transaction() as conn:
+        caller = caller_for_match(conn, mid)
+        events = _events(conn, mid)
+    if not caller.is_operator and not _finished(events):
+        raise _seat_may_not_see(caller, "the audit of an unfinished match")
+    return with_etag(s.AuditSchema().dump({"match_id": str(mid), **audit(events)}), len(events))
+
+
+@bp.get("/match-record.schema.json")
+@operation(summary="The JSON Schema of match records", tags=["records"], responses={200: "The JSON Schema"}, auth=False)
+def record_schema_json():
+    return Response(schema_text(), mimetype="application/schema+json")

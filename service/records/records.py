@@ -1,0 +1,201 @@
+"""Export and import of match records, on the event store.
+
+An import is checked in three steps, the first failure refused with what and where:
+the JSON Schema (``openapi/match-record.schema.json``), the record's own consistency
+(sequence numbers, digest, seats and rules matching the first event), and a replay
+of every event through the engine.  Only then is anything written, in one
+transaction: the events with their original times and the seat tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from service.engine import State, fold
+from service.store import ConcurrencyError, EventStore, MatchNotFound
+from service.store.seat_tokens import hash_token, save_seat_tokens
+from service.store.upcasting import current_version, upcast
+
+from .format import FORMAT, FORMAT_VERSION, build_record, digest_of, record_seats, result_of
+from .replay import ReplayError, replay
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "openapi" / "match-record.schema.json"
+
+
+class RecordError(ValueError):
+    """A record that cannot be imported: ``code`` says why, ``index`` names the event."""
+
+    def __init__(self, code: str, message: str, *, index: int | None = None, rule: str | None = None, errors=None):
+        super().__init__(message)
+        self.code = code
+        self.index = index
+        self.rule = rule
+        self.errors = errors
+
+
+@lru_cache(maxsize=1)
+def record_schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def stored_event_json(e) -> dict:
+    return {
+        "seq": e.seq,
+        "type": e.type,
+        "schema_version": e.schema_version,
+        "recorded_at": e.recorded_at.isoformat(),
+        "data": e.data,
+    }
+
+
+def export_match(store: EventStore, match_id: uuid.UUID, conn=None) -> tuple[dict, State]:
+    """The record of a match (MatchNotFound if there is none) and its final state."""
+    events = [stored_event_json(e) for e in store.read(match_id, conn=conn)]
+    if not events:
+        raise MatchNotFound(match_id)
+    state = fold(events)
+    return build_record(str(match_id), state, events), state
+
+
+def export_all(store: EventStore, status: str | None = None, batch: int = 100) -> Iterator[dict]:
+    """Every match's record (optionally only active or finished ones), oldest first."""
+    offset = 0
+    while True:
+        rows = store.summaries(status=status, limit=batch, offset=offset, newest_first=False)
+        for row in rows:
+            yield export_match(store, row.match_id)[0]
+        if len(rows) < batch:
+            return
+        offset += batch
+
+
+def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
+    """Validate a record completely without writing anything; return its match id,
+    its events at the current schema versions, and the replayed final state."""
+    if not isinstance(record, Mapping):
+        raise RecordError("invalid_record", "a record is a JSON object")
+    if record.get("format") != FORMAT or record.get("format_version") != FORMAT_VERSION:
+        raise RecordError(
+            "unsupported_format",
+            f"expected format {FORMAT!r} version {FORMAT_VERSION}, got {record.get('format')!r} "
+            f"version {record.get('format_version')!r}",
+        )
+    validator = jsonschema.Draft202012Validator(record_schema(), format_checker=jsonschema.FormatChecker())
+    problems = sorted(validator.iter_errors(record), key=lambda e: list(e.absolute_path))
+    if problems:
+        first = problems[0]
+        path = "/".join(str(p) for p in first.absolute_path) or "(record)"
+        index = first.absolute_path[1] if len(first.absolute_path) > 1 and first.absolute_path[0] == "events" else None
+        raise RecordError(
+            "invalid_record",
+            f"the record does not match its schema at {path}: {first.message}",
+            index=index,
+            errors={p: [e.message] for p, e in ((("/".join(map(str, e.absolute_path)) or "(record)"), e) for e in problems[:20])},
+        )
+    events = record["events"]
+    for i, e in enumerate(events):
+        if e["seq"] != i + 1:
+            raise RecordError("invalid_record", f"event {i} has seq {e['seq']}; events are numbered 1, 2, 3 ... without gaps", index=i)
+    if record["digest"]["value"] != digest_of(events):
+        raise RecordError("digest_mismatch", "the digest does not match the events: the record was changed or damaged")
+    current = upcast_events(events)
+    try:
+        replayed = replay(current)
+    except ReplayError as exc:
+        raise RecordError("illegal_event", str(exc), index=exc.index, rule=exc.rule) from None
+    state = replayed.state
+    if record["rules"] != state.rules.to_json():
+        raise RecordError("invalid_record", "the record's rules differ from those its first event started the match with")
+    if record["seats"] != record_seats(state):
+        raise RecordError("invalid_record", "the record's seats differ from those its first event names")
+    if record["result"] != result_of(state):
+        raise RecordError(
+            "illegal_event", f"the record's result {record['result']} does not follow from the play ({result_of(state)})",
+            rule="score_mismatch",
+        )
+    try:
+        match_id = uuid.UUID(record["match_id"])
+    except ValueError:
+        raise RecordError("invalid_record", "match_id is not a UUID") from None
+    return match_id, current, state
+
+
+class _RecordHistory:
+    """Earlier events of the record, for upcasters that need them."""
+
+    def __init__(self, events: list[dict]):
+        self.events = events
+
+    def deal(self, hand: int) -> dict:
+        return next(e["data"] for e in self.events if e["type"] == "hand_dealt" and e["data"]["hand"] == hand)
+
+
+def upcast_events(events: list[dict]) -> list[dict]:
+    """The record's events at the current schema version of each type."""
+    out: list[dict] = []
+    history = _RecordHistory(out)
+    for i, e in enumerate(events):
+        try:
+            data = upcast(e["type"], e["schema_version"], e["data"], history)
+        except Exception as exc:  # an unknown future version, or data an upcaster cannot read
+            raise RecordError("invalid_record", f"event {i}: cannot read schema version {e['schema_version']}: {exc}", index=i) from None
+        out.append({**e, "schema_version": current_version(e["type"]), "data": data})
+    return out
+
+
+@dataclass
+class Imported:
+    match_id: uuid.UUID
+    state: State
+    created: bool
+    tokens: dict[int, str]
+
+
+def import_record(store: EventStore, record: Any, make_token) -> Imported:
+    """Import a record as a match with the same id; importing it again returns the
+    existing match (``created`` False, no tokens).  All or nothing."""
+    match_id, events, state = check_record(record)
+    try:
+        existing = export_match(store, match_id)[0]
+    except MatchNotFound:
+        existing = None
+    if existing is not None:
+        if existing["digest"] == record["digest"]:
+            return Imported(match_id, state, False, {})
+        raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
+    tokens = {i: make_token(match_id) for i, seat in enumerate(state.seats) if seat.get("kind") == "human"}
+    recorded_at = [datetime.fromisoformat(e["recorded_at"]) for e in events]
+    try:
+        with store.transaction() as conn:
+            store.append(match_id, 0, events, actor="import", recorded_at=recorded_at, conn=conn)
+            save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+    except ConcurrencyError:
+        # Imported by a concurrent request a moment ago: the same record, or another.
+        existing = export_match(store, match_id)[0]
+        if existing["digest"] == record["digest"]:
+            return Imported(match_id, state, False, {})
+        raise RecordError("match_exists", f"a different match with id {match_id} already exists here") from None
+    return Imported(match_id, state, True, tokens)
+
+
+def schema_text() -> str:
+    return SCHEMA_PATH.read_text()
+
+
+__all__ = [
+    "RecordError",
+    "check_record",
+    "export_all",
+    "export_match",
+    "import_record",
+    "record_schema",
+]

@@ -1,0 +1,127 @@
+"""Replay a recorded event list through the engine, refusing the first event that does
+not follow from the rules.
+
+Each recorded event that a player or the dealer caused is turned back into the command
+that would cause it (a ``card_drawn`` into a draw from its source, a ``knocked`` into a
+knock with its card and melds, ...); the engine decides that command on the state so
+far, and every event it produces must equal the next recorded events exactly.  So a
+drawn card that is not the top of the stock, a knock over the limit, a deck that is not
+52 distinct cards, a score that does not follow from the play, or an event nobody could
+cause is reported with its index and the rule broken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold
+
+
+class ReplayError(ValueError):
+    """The record's event at ``index`` (0-based) does not follow from the play so far."""
+
+    def __init__(self, index: int, rule: str, message: str):
+        super().__init__(f"event {index}: {message}")
+        self.index = index
+        self.rule = rule
+
+
+def command_for(event: Mapping[str, Any], state: State) -> dict | None:
+    """The command that causes ``event`` as the first event of its decision, or None
+    for events that only ever follow another (``defended`` when automatic,
+    ``hand_ended``, ``match_ended``)."""
+    etype, data = event["type"], event["data"]
+    if etype == "match_started":
+        return {"type": "start_match", "rules": data.get("rules"), "seats": data.get("seats")}
+    if etype == "hand_dealt":
+        return {"type": "deal", "deck": data.get("deck"), "salt": data.get("salt", "")}
+    if etype == "upcard_passed":
+        return {"type": "pass", "seat": data.get("seat")}
+    if etype == "card_drawn":
+        return {"type": "draw", "seat": data.get("seat"), "source": data.get("source")}
+    if etype == "card_discarded":
+        return {"type": "discard", "seat": data.get("seat"), "card": data.get("card")}
+    if etype == "knocked":
+        command = {"type": "gin" if data.get("gin") else "knock", "seat": data.get("seat"), "card": data.get("card")}
+        if state.rules is not None and state.rules.knocker_arranges:
+            command["melds"] = data.get("melds")
+        return command
+    if etype == "defended" and not data.get("automatic", True):
+        return {"type": "defend", "seat": data.get("seat"), "melds": data.get("melds"), "layoffs": data.get("layoffs")}
+    return None
+
+
+@dataclass
+class Replayed:
+    state: State
+    #: The state just after each recorded event, index for index (only if asked for).
+    states: list[State] | None = None
+
+
+def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False) -> Replayed:
+    """Replay ``events`` (each ``{"type", "data"}``) from an empty match; raise
+    ReplayError at the first one that does not follow from the rules."""
+    state = State()
+    states: list[State] | None = [] if keep_states else None
+    i = 0
+    while i < len(events):
+        event = events[i]
+        if not isinstance(event, Mapping) or not isinstance(event.get("data"), Mapping):
+            raise ReplayError(i, "malformed_event", "an event is an object with a type and a data object")
+        command = command_for(event, state)
+        if command is None:
+            raise ReplayError(
+                i, "unexpected_event", f"{event.get('type')!r} cannot happen here: nothing the players did causes it"
+            )
+        try:
+            produced = decide(state, command)
+        except IllegalMoveError as exc:
+            raise ReplayError(i, exc.rule, f"{event['type']}: {exc}") from None
+        except CommandError as exc:
+            raise ReplayError(i, exc.code, f"{event['type']}: {exc}") from None
+        for k, expected in enumerate(produced):
+            j = i + k
+            if j >= len(events):
+                raise ReplayError(j, "missing_event", f"the play requires a {expected.type!r} event here")
+            _compare(j, events[j], expected)
+            state = fold([expected], state)
+            if states is not None:
+                states.append(state)
+        i += len(produced)
+    return Replayed(state, states)
+
+
+def _compare(index: int, recorded: Mapping[str, Any], expected: Event) -> None:
+    if recorded.get("type") != expected.type:
+        raise ReplayError(
+            index, "unexpected_event", f"the play requires a {expected.type!r} event here, not {recorded.get('type')!r}"
+        )
+    data = recorded.get("data")
+    if data == expected.data:
+        return
+    wrong = sorted(k for k in set(data) | set(expected.data) if data.get(k) != expected.data.get(k))
+    rule = RULE_OF_FIELD.get((expected.type, wrong[0]), "does_not_follow")
+    detail = ", ".join(f"{k}: recorded {data.get(k)!r}, the play gives {expected.data.get(k)!r}" for k in wrong[:3])
+    raise ReplayError(index, rule, f"{expected.type} does not follow from the play ({detail})")
+
+
+#: The rule a mismatching field breaks, for clearer reports.
+RULE_OF_FIELD = {
+    ("card_drawn", "card"): "card_not_on_top",
+    ("hand_dealt", "commitment"): "commitment_mismatch",
+    ("hand_dealt", "hand"): "hand_number",
+    ("hand_dealt", "starter"): "starter",
+    ("hand_ended", "points"): "score_mismatch",
+    ("hand_ended", "scores"): "score_mismatch",
+    ("hand_ended", "winner"): "score_mismatch",
+    ("hand_ended", "result"): "score_mismatch",
+    ("knocked", "deadwood"): "deadwood_mismatch",
+    ("knocked", "melds"): "melds_mismatch",
+    ("defended", "deadwood"): "deadwood_mismatch",
+    ("defended", "layoffs"): "layoffs_mismatch",
+    ("defended", "melds"): "melds_mismatch",
+    ("match_ended", "winner"): "score_mismatch",
+    ("match_ended", "scores"): "score_mismatch",
+}

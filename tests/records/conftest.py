@@ -1,0 +1,20 @@
+import pytest
+
+from service.store import EventStore, connect
+from service.store.migrate import upgrade
+
+
+@pytest.fixture(scope="session")
+def other_database_url(server):
+    """A second database on the same server: "another server" to move matches to."""
+    url = server.create_database("gin_rummy_other")
+    upgrade(url)
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture(scope="session")
+def other_store(other_database_url):
+    pool = connect(other_database_url, min_size=1, max_size=4)
+    yield EventStore(pool)
+    pool.close()
