@@ -36,6 +36,17 @@ def health():
     return jsonify({"status": "ok", "database": "ok"})
 
 
+@bp.get("/health/live")
+@operation(
+    summary="Liveness: the process answers (no database check)",
+    tags=["service"],
+    responses={200: s.HealthSchema},
+    auth=False,
+)
+def live():
+    return jsonify({"status": "ok", "database": "not checked"})
+
+
 @bp.get("/rules/presets")
 @operation(
     summary="The rules presets and the range of every parameter",
