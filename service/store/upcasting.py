@@ -23,6 +23,8 @@ from typing import Protocol
 
 from service.engine import commitment_of
 
+from .errors import StoreError
+
 #: The schema version of each event type's data as the engine writes and reads it.
 CURRENT_VERSIONS: dict[str, int] = {
     "hand_dealt": 2,
@@ -58,6 +60,11 @@ def upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaste
 def upcast(event_type: str, version: int, data: dict, history: History | None) -> dict:
     """``data`` stored at ``version``, brought to the current version of ``event_type``."""
     current = current_version(event_type)
+    if version > current:
+        raise StoreError(
+            f"a {event_type!r} event is stored at schema version {version}, newer than the {current} "
+            "this service reads: upgrade the service"
+        )
     while version < current:
         data = UPCASTERS[(event_type, version)](data, history)
         version += 1

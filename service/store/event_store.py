@@ -1,0 +1,293 @@
+"""The event store: append with an expected version, load by folding, read, follow.
+
+An append is one SQL statement (so in autocommit it is its own transaction, one round
+trip): it inserts the events and, when the batch changes them, writes the match summary
+and (when a hand is dealt) a snapshot.  The primary key ``(match_id, seq)`` decides
+races: of two appends at the same expected version, the second fails on it and gets
+``ConcurrencyError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, NamedTuple
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool
+
+from service.engine import Event, State, fold
+
+from . import summaries as _summaries
+from .errors import ConcurrencyError, MatchNotFound
+from .events import COLUMNS, StoredEvent, current_data, stored_events
+from .summaries import INSERT_SUMMARY, SUMMARY_EVENTS, UPDATE_SUMMARY, MatchSummary, summary_changes
+from .upcasting import current_version
+
+# The layout of the engine's State: snapshots of another layout are ignored (they are
+# caches; the load then folds more events).  Raise the leading number when evolve
+# changes what a field means without changing the fields.
+SNAPSHOT_FORMAT = "1-" + hashlib.sha256(",".join(State().__dict__).encode()).hexdigest()[:12]
+
+INSERT_EVENTS = """
+    INSERT INTO events (match_id, seq, type, schema_version, data, actor, recorded_at)
+    SELECT %(match_id)s, %(expected)s::int + e.n::int, e.event->>'type',
+           (e.event->>'schema_version')::int, e.event->'data', %(actor)s::text,
+           COALESCE((e.event->>'recorded_at')::timestamptz, statement_timestamp())
+    FROM jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e (event, n)
+    -- The key refuses a stale version; this refuses one that is ahead (it would leave
+    -- a gap), and refuses to follow an event written by a younger transaction: then
+    -- (tx, position), the global order, keeps each match's events in seq order.
+    WHERE %(expected)s::int = 0 OR EXISTS (
+        SELECT FROM events previous
+        WHERE previous.match_id = %(match_id)s AND previous.seq = %(expected)s::int
+          AND previous.tx <= pg_current_xact_id()
+    )
+    ORDER BY e.n
+    RETURNING seq, position, recorded_at
+"""
+
+# Written only if the events were (the relation ``appended`` has rows).
+INSERT_SNAPSHOT = """
+    INSERT INTO snapshots (match_id, version, format, state)
+    SELECT %(match_id)s, %(version)s::int, %(format)s::text, %(state)s::jsonb
+    WHERE EXISTS (SELECT FROM appended)
+    ON CONFLICT DO NOTHING
+"""
+
+
+@functools.cache
+def append_sql(summary: str | None, snapshot: bool) -> str:
+    """One statement storing a batch, with its summary change ('insert', 'update' or
+    None) and snapshot if it has them: most actions change neither, and only insert."""
+    if summary is None and not snapshot:
+        return INSERT_EVENTS
+    parts = [f"appended AS ({INSERT_EVENTS})"]
+    if summary == "insert":
+        parts += [
+            "created AS (SELECT recorded_at AS created_at FROM appended ORDER BY seq LIMIT 1)",
+            f"summary AS ({INSERT_SUMMARY})",
+        ]
+    elif summary == "update":
+        parts.append(f"summary AS ({UPDATE_SUMMARY})")
+    if snapshot:
+        parts.append(f"snapshot AS ({INSERT_SNAPSHOT})")
+    return "WITH " + ",\n".join(parts) + "\nSELECT seq, position, recorded_at FROM appended"
+
+
+# The latest snapshot (if any) as a row whose type is NULL, then the events after it.
+LOAD = """
+WITH snapshot AS (
+    SELECT version, state FROM snapshots
+    WHERE match_id = %(match_id)s AND format = %(format)s
+    ORDER BY version DESC LIMIT 1
+)
+SELECT version, NULL, NULL, state FROM snapshot
+UNION ALL
+SELECT seq, type, schema_version, data FROM events
+WHERE match_id = %(match_id)s AND seq > COALESCE((SELECT version FROM snapshot), 0)
+ORDER BY 1
+"""
+
+READ = f"SELECT {COLUMNS} FROM events WHERE match_id = %s AND seq > %s ORDER BY seq"
+
+# The global order and its horizon are explained in events.py.
+READ_ALL = f"""
+SELECT {COLUMNS} FROM events
+WHERE (tx, position) > (%(tx)s::xid8, %(position)s::bigint)
+  AND tx < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY tx, position
+LIMIT %(limit)s
+"""
+
+
+class Page(NamedTuple):
+    """Events in global order, and the cursor to pass as ``after`` for the next page."""
+
+    events: list[StoredEvent]
+    after: int
+
+
+def _event(event: Event | Mapping[str, Any]) -> Event:
+    return event if isinstance(event, Event) else Event(event["type"], event["data"])
+
+
+class EventStore:
+    """Every method takes an optional ``conn``: a connection in a transaction from
+    :meth:`transaction`, to act within it; without one, the method uses a pooled
+    connection on its own (an append is then a transaction of its own)."""
+
+    def __init__(self, pool: ConnectionPool):
+        self.pool = pool
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Connection]:
+        """A unit of work: appends, seat tokens and idempotency records written through
+        the connection yielded commit together, or not at all."""
+        with self.pool.connection() as conn, conn.transaction():
+            yield conn
+
+    @contextmanager
+    def _connection(self, conn: psycopg.Connection | None) -> Iterator[psycopg.Connection]:
+        if conn is not None:
+            yield conn
+        else:
+            with self.pool.connection() as pooled:
+                yield pooled
+
+    # --- writing ------------------------------------------------------------------
+
+    def append(
+        self,
+        match_id: UUID,
+        expected_version: int,
+        events: Sequence[Event | Mapping[str, Any]],
+        *,
+        actor: str | None = None,
+        recorded_at: Sequence[datetime] | None = None,
+        conn: psycopg.Connection | None = None,
+    ) -> list[StoredEvent]:
+        """Store ``events`` as seq ``expected_version + 1`` onwards, or raise ``ConcurrencyError``.
+
+        ``recorded_at``, one time per event, keeps the times of events recorded
+        elsewhere (an imported match record); by default the database's clock stamps
+        them.  After a ``ConcurrencyError`` raised inside :meth:`transaction`, that
+        transaction can only be rolled back (leaving the ``with`` block by the exception
+        does it).
+        """
+        events = [_event(e) for e in events]
+        if not events:
+            raise ValueError("append needs at least one event")
+        rows_json = [{"type": e.type, "schema_version": current_version(e.type), "data": e.data} for e in events]
+        if recorded_at is not None:
+            if len(recorded_at) != len(events):
+                raise ValueError(f"{len(events)} events but {len(recorded_at)} recorded_at times")
+            for row, time in zip(rows_json, recorded_at, strict=True):
+                row["recorded_at"] = time.isoformat()
+        types = {e.type for e in events}
+        summary = ("insert" if "match_started" in types else "update") if types & SUMMARY_EVENTS else None
+        snapshot = "hand_dealt" in types
+        params = {
+            "match_id": match_id,
+            "expected": expected_version,
+            "actor": actor,
+            "events": Jsonb(rows_json),
+        }
+        if summary:
+            params.update(summary_changes(events))
+        with self._connection(conn) as c:
+            if snapshot:
+                state = self._state_after(c, match_id, expected_version, events)
+                params.update(version=state.version, format=SNAPSHOT_FORMAT, state=Jsonb(state.to_json()))
+            try:
+                rows = c.execute(append_sql(summary, snapshot), params).fetchall()
+            except psycopg.errors.UniqueViolation as exc:
+                raise ConcurrencyError(
+                    match_id,
+                    expected_version,
+                    f"match {match_id} is past version {expected_version}: another append came first",
+                ) from exc
+            if not rows:
+                raise self._refusal(c, match_id, expected_version)
+        rows.sort()
+        return [
+            StoredEvent(match_id, seq, e.type, current_version(e.type), e.data, actor, time, position)
+            for e, (seq, position, time) in zip(events, rows, strict=True)
+        ]
+
+    def _state_after(self, conn, match_id: UUID, expected_version: int, events: list[Event]) -> State:
+        """The state a snapshot of this append would hold."""
+        try:
+            state = self._load(conn, match_id)
+        except MatchNotFound:
+            state = State()
+        if state.version != expected_version:
+            raise ConcurrencyError(
+                match_id, expected_version, f"match {match_id} is at version {state.version}, not {expected_version}"
+            )
+        return fold(events, state)
+
+    @staticmethod
+    def _refusal(conn, match_id: UUID, expected_version: int) -> ConcurrencyError:
+        row = conn.execute("SELECT COALESCE(max(seq), 0) FROM events WHERE match_id = %s", (match_id,)).fetchone()
+        version = row[0]
+        if version == expected_version:
+            message = (
+                f"match {match_id} was appended to after this transaction began writing: retry in a new transaction"
+            )
+        else:
+            message = f"match {match_id} is at version {version}, not {expected_version}"
+        return ConcurrencyError(match_id, expected_version, message)
+
+    # --- reading ------------------------------------------------------------------
+
+    def load(self, match_id: UUID, *, conn: psycopg.Connection | None = None) -> State:
+        """The match's state: its latest snapshot with the events after it folded in."""
+        with self._connection(conn) as c:
+            return self._load(c, match_id)
+
+    @staticmethod
+    def _load(conn, match_id: UUID) -> State:
+        rows = conn.execute(LOAD, {"match_id": match_id, "format": SNAPSHOT_FORMAT}).fetchall()
+        if not rows:
+            raise MatchNotFound(match_id)
+        state = None
+        events = []
+        for _, etype, version, data in rows:
+            if etype is None:
+                state = State.from_json(data)
+            else:
+                events.append(Event(etype, current_data(conn, match_id, etype, version, data)))
+        return fold(events, state)
+
+    def read(self, match_id: UUID, after: int = 0, *, conn: psycopg.Connection | None = None) -> list[StoredEvent]:
+        """The match's events with seq above ``after``, in order (empty if there are none)."""
+        with self._connection(conn) as c:
+            return list(stored_events(c, c.execute(READ, (match_id, after))))
+
+    def read_all(self, after: int = 0, limit: int = 1000, *, conn: psycopg.Connection | None = None) -> Page:
+        """Up to ``limit`` events of all matches that follow ``after`` in the global order.
+
+        ``after`` is 0 (the beginning) or a cursor returned by an earlier call.  Calling
+        again with each returned cursor yields every committed event exactly once.
+        """
+        with self._connection(conn) as c:
+            tx = "0"
+            if after:
+                row = c.execute("SELECT tx::text FROM events WHERE position = %s", (after,)).fetchone()
+                if row is None:
+                    raise ValueError(f"no event has position {after}")
+                (tx,) = row
+            rows = c.execute(READ_ALL, {"tx": tx, "position": after, "limit": limit})
+            events = list(stored_events(c, rows))
+        return Page(events, events[-1].position if events else after)
+
+    def summary(self, match_id: UUID, *, conn: psycopg.Connection | None = None) -> MatchSummary:
+        with self._connection(conn) as c:
+            found = _summaries.summary(c, match_id)
+        if found is None:
+            raise MatchNotFound(match_id)
+        return found
+
+    def summaries(
+        self,
+        *,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        newest_first: bool = True,
+        conn: psycopg.Connection | None = None,
+    ) -> list[MatchSummary]:
+        """Match summaries by creation time, optionally only 'active' or 'finished' ones."""
+        with self._connection(conn) as c:
+            return _summaries.summaries(c, status=status, limit=limit, offset=offset, newest_first=newest_first)
+
+    def rebuild_projections(self) -> int:
+        """Recreate the read models from the events alone; returns the number of summaries."""
+        with self.transaction() as conn:
+            return _summaries.rebuild(conn)

@@ -1,0 +1,91 @@
+"""The schema by alembic (every revision upgrades and downgrades) and the gin-rummy command."""
+
+from __future__ import annotations
+
+import uuid
+from itertools import pairwise
+
+import psycopg
+import pytest
+from alembic.script import ScriptDirectory
+
+from service import cli
+from service.store import EventStore, connect
+from service.store.migrate import alembic_config, downgrade, upgrade
+from tests.factories import MatchFactory, in_hand
+
+TABLES = {"events", "snapshots", "match_summaries", "seat_tokens", "idempotency_keys"}
+
+
+def tables(url: str) -> set[str]:
+    return {table for table, _, _ in schema(url)}
+
+
+def schema(url: str) -> set[tuple[str, str, str]]:
+    """(table, column, type) of every column, but alembic's own."""
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " WHERE table_schema = 'public' AND table_name <> 'alembic_version'"
+        )
+        return set(rows)
+
+
+def revisions(url: str) -> list[str]:
+    """Oldest first."""
+    script = ScriptDirectory.from_config(alembic_config(url))
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
+
+def test_every_revision_downgrades_and_upgrades_again(fresh_database_url):
+    url = fresh_database_url
+    upgrade(url)
+    assert tables(url) == TABLES
+    for older, revision in reversed(list(pairwise(["base"] + revisions(url)))):
+        before = schema(url)
+        downgrade(url, older)
+        assert schema(url) != before, f"downgrading {revision} changed nothing"
+        upgrade(url, revision)
+        assert schema(url) == before, f"{revision} did not come back as it was"
+        downgrade(url, older)
+    assert schema(url) == set()
+    upgrade(url)
+    assert tables(url) == TABLES
+
+
+def test_downgrading_below_0004_fills_the_summary_version_from_the_events(fresh_database_url):
+    upgrade(fresh_database_url)
+    match = MatchFactory.build(until=in_hand(1, moves=3))
+    with connect(fresh_database_url, max_size=1) as pool:
+        match.append_to(EventStore(pool))
+    downgrade(fresh_database_url, "0003")
+    with psycopg.connect(fresh_database_url) as conn:
+        version = conn.execute("SELECT version FROM match_summaries WHERE match_id = %s", (match.match_id,)).fetchone()
+    assert version == (len(match.events),)
+    upgrade(fresh_database_url)
+
+
+def test_the_cli_upgrades_the_database_of_database_url_and_rebuilds_projections(
+    fresh_database_url, monkeypatch, capsys
+):
+    monkeypatch.setenv("DATABASE_URL", fresh_database_url)
+    assert cli.main(["db", "upgrade"]) == 0
+    assert tables(fresh_database_url) == TABLES
+
+    with connect(fresh_database_url, max_size=1) as pool:
+        EventStore(pool).append(uuid.uuid4(), 0, MatchFactory.build(until=lambda state: True).events)
+    assert cli.main(["projections", "rebuild"]) == 0
+    assert cli.main(["db", "downgrade", "base"]) == 0
+    assert tables(fresh_database_url) == set()
+    assert "rebuilt the read models of 1 matches" in capsys.readouterr().out
+
+
+def test_the_cli_prints_the_openapi_document_without_a_database(monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
+    assert cli.main(["openapi"]) == 0
+    assert "openapi: 3.1.0" in capsys.readouterr().out
+
+
+def test_the_cli_explains_its_commands():
+    with pytest.raises(SystemExit):
+        cli.main(["db"])
