@@ -5,6 +5,11 @@
     gin-rummy db downgrade REVISION         undo migrations down to REVISION ('base': all)
     gin-rummy projections rebuild           recreate the read models from the events
     gin-rummy openapi                       print the OpenAPI document (YAML)
+    gin-rummy export [MATCH ...] [--status S] [-o FILE]
+                                            match records: one as JSON, several or all as NDJSON
+    gin-rummy import [FILE ...]             import records (JSON or NDJSON; '-' or none: stdin)
+    gin-rummy replay MATCH [--hand N]       print a match's hands as readable text
+    gin-rummy audit [MATCH ...]             recompute every hand of the matches (default: all)
 
 The database is ``DATABASE_URL``, or the embedded server (see ``service.store.database``).
 A command is a function ``(args) -> exit status`` registered in ``build_parser``.
@@ -25,19 +30,27 @@ from service.store.migrate import downgrade, upgrade
 def serve(args: argparse.Namespace) -> int:
     url = database_url()
     upgrade(url)
-    try:
-        from service.api import create_app
-    except ModuleNotFoundError as exc:
-        if exc.name != "service.api":
-            raise
-        print("gin-rummy: the database is ready, but the REST API (service.api) is not written yet", file=sys.stderr)
-        return 1
-    # The app (and any worker it starts) then uses the same database, embedded or not.
-    os.environ.setdefault("DATABASE_URL", url)
-    # Stopping by SIGTERM (a container, a service manager) exits like Ctrl+C, so that the
-    # exit handlers run and an embedded server is shut down cleanly.
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
-    create_app().run(host=args.host, port=args.port)
+    # The app (and every worker) then uses the same database, embedded or not.
+    os.environ["DATABASE_URL"] = url
+    from gunicorn.app.base import BaseApplication
+
+    from service.api import create_app
+
+    class Server(BaseApplication):
+        def load_config(self):
+            self.cfg.set("bind", f"{args.host}:{args.port}")
+            self.cfg.set("workers", args.workers)
+            self.cfg.set("worker_class", "gthread")
+            self.cfg.set("threads", args.threads)
+            self.cfg.set("timeout", 60)
+
+        def load(self):
+            return create_app()
+
+    print(f"gin-rummy: serving on http://{args.host}:{args.port}/ (API docs at /docs)", file=sys.stderr)
+    # gunicorn stops on SIGTERM or Ctrl+C by exiting normally, so the exit handlers run
+    # and an embedded server is shut down cleanly.
+    Server().run()
     return 0
 
 
@@ -69,6 +82,142 @@ def openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _store() -> EventStore:
+    return EventStore(connect(database_url(), max_size=2))
+
+
+def _match_id(raw: str):
+    import uuid
+
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise SystemExit(f"gin-rummy: {raw!r} is not a match id") from None
+
+
+def export(args: argparse.Namespace) -> int:
+    import json
+
+    from service.records.records import export_all, export_match
+    from service.store import MatchNotFound
+
+    store = _store()
+    out = open(args.output, "w") if args.output else sys.stdout
+    try:
+        if len(args.matches) == 1:
+            try:
+                record = export_match(store, _match_id(args.matches[0]))[0]
+            except MatchNotFound:
+                print(f"gin-rummy: no match {args.matches[0]}", file=sys.stderr)
+                return 1
+            out.write(json.dumps(record, indent=2) + "\n")
+            return 0
+        records = (
+            (export_match(store, _match_id(m))[0] for m in args.matches)
+            if args.matches
+            else export_all(store, status=args.status)
+        )
+        count = 0
+        for record in records:
+            out.write(json.dumps(record, separators=(",", ":")) + "\n")
+            count += 1
+        print(f"exported {count} match(es)", file=sys.stderr)
+        return 0
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def _records_in(text: str, source: str):
+    """The records of a JSON or NDJSON text, with where each came from."""
+    import json
+
+    try:
+        yield source, json.loads(text)
+        return
+    except json.JSONDecodeError:
+        pass
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                yield f"{source}:{number}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"{source}:{number}", exc
+
+
+def import_(args: argparse.Namespace) -> int:
+    from service.matches import seat_token
+    from service.records.records import RecordError, import_record
+
+    store = _store()
+    failed = 0
+    for path in args.files or ["-"]:
+        text = sys.stdin.read() if path == "-" else open(path).read()
+        for where, record in _records_in(text, "stdin" if path == "-" else path):
+            if isinstance(record, Exception):
+                print(f"{where}: not JSON: {record}", file=sys.stderr)
+                failed += 1
+                continue
+            try:
+                result = import_record(store, record, seat_token)
+            except RecordError as exc:
+                at = f" (event {exc.index}" + (f", rule {exc.rule})" if exc.rule else ")") if exc.index is not None else ""
+                print(f"{where}: refused: {exc.code}: {exc}{at}", file=sys.stderr)
+                failed += 1
+                continue
+            if result.created:
+                tokens = ", ".join(f"seat {seat}: {token}" for seat, token in sorted(result.tokens.items()))
+                print(f"{where}: imported match {result.match_id}" + (f" — tokens (shown once) {tokens}" if tokens else ""))
+            else:
+                print(f"{where}: match {result.match_id} was already here")
+    return 1 if failed else 0
+
+
+def replay(args: argparse.Namespace) -> int:
+    from service.records.hands import hand_detail, hand_text, split_hands
+    from service.records.records import stored_event_json
+
+    store = _store()
+    events = [stored_event_json(e) for e in store.read(_match_id(args.match))]
+    if not events:
+        print(f"gin-rummy: no match {args.match}", file=sys.stderr)
+        return 1
+    names = [seat["name"] for seat in events[0]["data"]["seats"]]
+    hands = split_hands(events)
+    chosen = range(1, len(hands) + 1) if args.hand is None else [args.hand]
+    for number in chosen:
+        if not 1 <= number <= len(hands):
+            print(f"gin-rummy: the match has {len(hands)} hand(s)", file=sys.stderr)
+            return 1
+        print(hand_text(hand_detail(hands[number - 1]), names))
+        print()
+    return 0
+
+
+def audit(args: argparse.Namespace) -> int:
+    from service.records.hands import audit as audit_events
+    from service.records.records import stored_event_json
+
+    store = _store()
+    ids = [_match_id(m) for m in args.matches] or [
+        row.match_id for row in store.summaries(limit=1_000_000, newest_first=False)
+    ]
+    bad = 0
+    for match_id in ids:
+        report = audit_events([stored_event_json(e) for e in store.read(match_id)])
+        if report["events"] == 0:
+            print(f"{match_id}: no such match")
+            bad += 1
+        elif report["ok"]:
+            print(f"{match_id}: ok ({report['events']} events, {len(report['hands'])} hands)")
+        else:
+            bad += 1
+            for problem in report["problems"]:
+                print(f"{match_id}: MISMATCH at seq {problem['seq']}: {problem['rule']}: {problem['detail']}")
+    print(f"audited {len(ids)} match(es), {bad} with problems", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gin-rummy", description="An event-sourced Gin Rummy service.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -76,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     command = commands.add_parser("serve", help="apply migrations, then serve the REST API")
     command.add_argument("--host", default="127.0.0.1")
     command.add_argument("--port", type=int, default=8000)
+    command.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    command.add_argument("--threads", type=int, default=8, help="threads per process (default 8)")
     command.set_defaults(run=serve)
 
     db = commands.add_parser("db", help="the database schema").add_subparsers(
@@ -90,6 +241,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     command = commands.add_parser("openapi", help="print the OpenAPI document of the REST API (YAML)")
     command.set_defaults(run=openapi)
+
+    command = commands.add_parser("export", help="export match records (one: JSON; several or all: NDJSON)")
+    command.add_argument("matches", nargs="*", metavar="MATCH")
+    command.add_argument("--status", choices=["active", "finished"], help="with no MATCH: only these")
+    command.add_argument("-o", "--output", help="write to this file instead of standard output")
+    command.set_defaults(run=export)
+
+    command = commands.add_parser("import", help="import match records from files or standard input")
+    command.add_argument("files", nargs="*", metavar="FILE", help="JSON or NDJSON files; '-' or none: stdin")
+    command.set_defaults(run=import_)
+
+    command = commands.add_parser("replay", help="print a match's hands as text")
+    command.add_argument("match", metavar="MATCH")
+    command.add_argument("--hand", type=int, help="only this hand (1, 2, ...)")
+    command.set_defaults(run=replay)
+
+    command = commands.add_parser("audit", help="recompute every hand and check every deal's commitment")
+    command.add_argument("matches", nargs="*", metavar="MATCH")
+    command.set_defaults(run=audit)
 
     projections = commands.add_parser("projections", help="the read models").add_subparsers(
         dest="action", required=True, metavar="ACTION"
