@@ -117,7 +117,7 @@ class MatchService:
         state, more = self.autoplay(match_id, state, [])
         events += more
         with self.store.transaction() as conn:
-            self.store.append(match_id, 0, events, actor="system", conn=conn)
+            self.store.append(match_id, 0, events, actor="system", state=state, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
         return Created(match_id, state, events, tokens)
 
@@ -148,7 +148,7 @@ class MatchService:
         after = fold(events, state)
         after, more = self.autoplay(match_id, after, events, start=state, conn=conn)
         events += more
-        stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", conn=conn)
+        stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
         if after_append is not None:
             after_append(conn, after, stored)
         return after, stored

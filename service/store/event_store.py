@@ -150,13 +150,15 @@ class EventStore:
         *,
         actor: str | None = None,
         recorded_at: Sequence[datetime] | None = None,
+        state: State | None = None,
         conn: psycopg.Connection | None = None,
     ) -> list[StoredEvent]:
         """Store ``events`` as seq ``expected_version + 1`` onwards, or raise ``ConcurrencyError``.
 
         ``recorded_at``, one time per event, keeps the times of events recorded
         elsewhere (an imported match record); by default the database's clock stamps
-        them.  After a ``ConcurrencyError`` raised inside :meth:`transaction`, that
+        them.  ``state``, the state after these events when the caller has folded it
+        already, saves loading the match again for a snapshot.  After a ``ConcurrencyError`` raised inside :meth:`transaction`, that
         transaction can only be rolled back (leaving the ``with`` block by the exception
         does it).
         """
@@ -182,7 +184,8 @@ class EventStore:
             params.update(summary_changes(events))
         with self._connection(conn) as c:
             if snapshot:
-                state = self._state_after(c, match_id, expected_version, events)
+                if state is None or state.version != expected_version + len(events):
+                    state = self._state_after(c, match_id, expected_version, events)
                 params.update(version=state.version, format=SNAPSHOT_FORMAT, state=Jsonb(state.to_json()))
             try:
                 rows = c.execute(append_sql(summary, snapshot), params).fetchall()
