@@ -1,12 +1,22 @@
-"""The computer opponent.  A bot sees exactly what its seat may see.
+"""The computer opponent: three levels, each a function from what a seat may know to an action.
 
 ``choose_action(view, history, level, rng)`` takes the seat view the API serves (the
 same JSON a front end gets), the seat's redacted events of the current hand, a level
-and a seeded ``random.Random``; it returns one of ``view["legal_actions"]``.
+from ``LEVELS`` and a seeded ``random.Random``; it returns one of
+``view["legal_actions"]``.  Nothing else reaches a bot, so it cannot see a hidden card.
 
-This is the plain placeholder player: it ends the hand whenever it may, takes the
-upcard or the discard only when that lowers its deadwood, and throws the card that
-leaves the least deadwood.  Every level plays it until the bots issue lands.
+One liberty, when the rules let the knocker arrange its melds: a knock or Gin action
+may come back with other ``melds`` than the suggested ones, always a legal arrangement
+of the same cards with deadwood within the knock limit (``hard`` lays out the one that
+leaves the fewest layoffs).  Type and card are always those of a listed action.
+
+- ``easy`` plays like a beginner: it keeps picture cards too long, grabs discards that
+  merely pair up, and knocks only with a very low count (until late, when it knocks
+  with anything and never fears an undercut).
+- ``medium`` follows the seeds' advice: throw high deadwood early, keep two-way cards
+  with live partners, take the upcard only when it melds, do not feed the opponent's
+  pickups, knock as soon as it may, and knock only lower as the hand grows late.
+- ``hard`` plays for points: see ``service.bots.hard``.
 """
 
 from __future__ import annotations
@@ -15,35 +25,23 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.engine import deadwood
+from . import easy, hard, medium
+from .knowledge import read
 
 LEVELS = ("easy", "medium", "hard")
 
+_PLAYERS = {"easy": easy.play, "medium": medium.play, "hard": hard.play}
 
-def choose_action(view: Mapping[str, Any], history: Sequence[Mapping[str, Any]], level: str, rng: random.Random) -> dict:
+
+def choose_action(
+    view: Mapping[str, Any], history: Sequence[Mapping[str, Any]], level: str, rng: random.Random
+) -> dict:
+    """One of ``view["legal_actions"]`` for the seat of ``view`` at ``level``."""
+    if level not in _PLAYERS:
+        raise ValueError(f"unknown level {level!r}; the levels are {', '.join(LEVELS)}")
     actions = view["legal_actions"]
     if not actions:
-        raise ValueError("the seat has no legal action: it is not its turn")
+        raise ValueError(f"seat {view.get('seat')} has no legal action in phase {view.get('phase')!r}: not its turn")
     if len(actions) == 1:
         return actions[0]
-    types = {a["type"] for a in actions}
-    for ender in ("gin", "knock"):
-        if ender in types:
-            return min(
-                (a for a in actions if a["type"] == ender), key=lambda a: deadwood([c for c in view["hand"] if c != a["card"]])
-            )
-    if "discard" in types:
-        return min(
-            (a for a in actions if a["type"] == "discard"),
-            key=lambda a: (deadwood([c for c in view["hand"] if c != a["card"]]), rng.random()),
-        )
-    pile = view["discard_pile"]
-    takes = [a for a in actions if a["type"] == "draw" and a["source"] == "discard"]
-    if takes and pile:
-        # Taking the top card pays when some discard then leaves less deadwood than now.
-        hand = view["hand"] + [pile[-1]]
-        best_after = min(deadwood([c for c in hand if c != x]) for x in view["hand"])
-        if best_after < view["deadwood"]:
-            return takes[0]
-    others = [a for a in actions if a not in takes]
-    return others[0] if others else actions[0]
+    return _PLAYERS[level](view, read(view, history), rng)

@@ -1,0 +1,52 @@
+"""What every level needs: the legal actions sorted by kind, and a few hand measures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from service.engine.cards import CARD_INDEX
+
+from .handeval import Deadwood
+from .knowledge import VALUE, Knowledge
+
+
+class Options:
+    """The legal actions by kind; discards, knocks and Gins keyed by card index."""
+
+    def __init__(self, actions: Sequence[Mapping[str, Any]]):
+        self.take = self.stock = self.pass_ = None
+        self.discards: dict[int, dict] = {}
+        self.knocks: dict[int, dict] = {}
+        self.gins: dict[int, dict] = {}
+        for a in actions:
+            kind = a["type"]
+            if kind == "draw":
+                if a["source"] == "discard":
+                    self.take = a
+                else:
+                    self.stock = a
+            elif kind == "pass":
+                self.pass_ = a
+            elif kind in ("discard", "knock", "gin"):
+                {"discard": self.discards, "knock": self.knocks, "gin": self.gins}[kind][CARD_INDEX[a["card"]]] = a
+
+    @property
+    def decline(self) -> dict | None:
+        """Not taking the top card: drawing from the stock, or passing the upcard."""
+        return self.stock or self.pass_
+
+
+def take_melds(dw: Deadwood, know: Knowledge) -> bool:
+    """Whether the top card would sit in a meld after taking it and discarding well."""
+    top = know.top
+    if top is None:
+        return False
+    bit = 1 << top
+    after, _ = dw.best_discard(know.hand | bit, keep=bit)
+    return after < dw(know.hand) and dw(know.hand | bit) < dw(know.hand) + VALUE[top]
+
+
+def lowest_knock(dw: Deadwood, know: Knowledge, enders: dict[int, dict]) -> dict:
+    """The knock (or Gin) that leaves the least deadwood."""
+    return min(enders.items(), key=lambda kv: (dw(know.hand & ~(1 << kv[0])), kv[0]))[1]

@@ -1,0 +1,263 @@
+"""hard: plays for points, from the cards it has seen and what the opponent's play betrays.
+
+- Every card is tracked: its own, the pile, the cards the opponent took; the rest are
+  unseen, and ``OpponentModel`` gives each the chance that the opponent holds it (from
+  what it took, threw and declined).  The next stock card is one of the unseen cards
+  the opponent does not hold.
+- A hand is measured by its *progress*: the deadwood it expects after the next draw
+  (every unseen card, weighted), less a premium for the chance that the draw lets it
+  knock or go Gin.
+- Discards: the one that leaves the best progress, weighed against the current
+  deadwood by the chance that the opponent knocks first (estimated on sampled
+  opponent hands), with a cost for the chance that the card feeds an opponent meld.
+- Draws look one draw further: the top card is taken when the hand it leads to has
+  better progress than the expected progress after a stock draw (every unseen card
+  looked at, each followed by its best discard).
+- Knocks, in expected points over sampled opponent hands: knocking now (after the
+  defender's best layoffs, undercuts included) against holding one more turn (the
+  opponent may knock or improve; the next draw may bring Gin or a lower count), with
+  a margin for waiting that grows with the undercut bonus.
+- When the rules let the knocker arrange, it lays out the arrangement that leaves
+  the fewest expected layoff points; Gin and defense take the suggested (optimal) ones.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from service.engine import best_defense, best_melds
+from service.engine.cards import CARD_INDEX, DECK, cards_of
+
+from .arrangements import Meld, arrangements, expected_layoff
+from .common import Options
+from .handeval import NEAR, Deadwood, expected_after_draw
+from .knowledge import VALUE, Knowledge, indices, mask_of
+from .opponent import OpponentModel
+
+KNOCK_CHANCE_WORTH = 6.0
+GIN_CHANCE_WORTH = 15.0
+FEED_COST = 5.0
+TAKE_MARGIN = 0.5
+KNOCK_SAMPLES = 24
+THREAT_SAMPLES = 16
+MAX_EXTRA = 3
+THREAT_SCALE = 0.6
+EXTRA_PER_DRAW = 0.5
+#: Points added to holding on, per point of undercut bonus above 17: the one-turn
+#: lookahead leaves out the option of waiting again, worth more when the opponent's
+#: knocks into a low count pay a big undercut bonus (measured in the benchmark: a
+#: margin of about +4 under the 25 bonus and -4 under the 10 bonus played best).
+WAIT_PER_UNDERCUT_POINT = 0.5
+WAIT_PIVOT = 17
+
+
+def play(view: Mapping[str, Any], know: Knowledge, rng: random.Random) -> dict:
+    return Hard(know, rng).play(Options(view["legal_actions"]))
+
+
+class Hard:
+    def __init__(self, know: Knowledge, rng: random.Random):
+        self.know = know
+        self.rng = rng
+        self.rules = know.rules
+        self.limit = know.knock_limit
+        self.dw = Deadwood()
+        self.model = OpponentModel(know)
+        self.draws = self.model.draws
+        self._progress: dict[int, float] = {}
+        self._samples: list[int] | None = None
+        self._threat: float | None = None
+
+    # --- the decisions ----------------------------------------------------------
+
+    def play(self, options: Options) -> dict:
+        if options.take is not None:
+            return options.take if self.should_take() else options.decline
+        if options.gins:
+            return next(iter(options.gins.values()))
+        scored = {x: self.discard_cost(x) for x in options.discards}
+        best = min(scored, key=lambda x: (scored[x], x))
+        if options.knocks:
+            knock = self.knock_if_better(options)
+            if knock is not None:
+                return knock
+        return options.discards[best]
+
+    def should_take(self) -> bool:
+        know, dw = self.know, self.dw
+        top, hand = know.top, know.hand
+        if not NEAR[top] & hand:
+            return False  # it melds with nothing: at best it replaces a loose card
+        bit = 1 << top
+        eleven = hand | bit
+        if dw.best_discard(eleven, keep=bit)[0] == 0:
+            return True
+        take = self.progress(self.successor(eleven, keep=bit))
+        return take + TAKE_MARGIN < self.stock_value(hand)
+
+    def discard_cost(self, x: int) -> float:
+        rest = self.know.hand & ~(1 << x)
+        q = self.threat()
+        return (1 - q) * self.progress(rest) + q * self.dw(rest) + FEED_COST * self.model.feeds(x)
+
+    def stock_value(self, hand: int) -> float:
+        """Expected progress after drawing from the stock and discarding (two draws ahead).
+
+        A stock card that melds with nothing is thrown back, or kept instead of the loose
+        card whose loss costs least: its hand moves by the deadwood saved.
+        """
+        dw = self.dw
+        now, here = dw(hand), self.progress(hand)
+        cheapest = dw.best_discard(hand)[0]
+        total = 0.0
+        for u, p in self.draws:
+            if NEAR[u] & hand:
+                total += p * self.progress(self.successor(hand | (1 << u)))
+            else:
+                total += p * (here - max(0, now - cheapest - VALUE[u]))
+        return total
+
+    def knock_if_better(self, options: Options) -> dict | None:
+        best = None
+        for card, action in options.knocks.items():
+            rest = self.know.hand & ~(1 << card)
+            melds, deadwood, exposure = self.knock_melds(rest)
+            key = (deadwood + exposure, card)
+            if best is None or key < best[0]:
+                best = (key, card, action, rest, melds, deadwood)
+        _, card, action, rest, melds, deadwood = best
+        now, wait = self.knock_values(rest, melds, deadwood, card)
+        margin = WAIT_PER_UNDERCUT_POINT * (self.rules["undercut_bonus"] - WAIT_PIVOT)
+        if now < wait + margin:
+            return None
+        if self.rules.get("knocker_arranges"):
+            return {**action, "melds": [m.codes() for m in melds]}
+        return action
+
+    # --- measures ---------------------------------------------------------------
+
+    def has_next_draw(self) -> bool:
+        """Whether this seat draws again this hand after its coming discard."""
+        return self.know.stock_count >= self.rules["dead_hand_stock"] + 2 and bool(self.draws)
+
+    def progress(self, hand: int) -> float:
+        """Expected deadwood after the next draw, less premiums for knock and Gin chances."""
+        value = self._progress.get(hand)
+        if value is None:
+            if self.has_next_draw():
+                exp, knock, gin = expected_after_draw(self.dw, hand, self.draws, self.limit)
+                value = exp - KNOCK_CHANCE_WORTH * knock - GIN_CHANCE_WORTH * gin
+            else:
+                value = float(self.dw(hand))
+            self._progress[hand] = value
+        return value
+
+    def successor(self, eleven: int, keep: int = 0) -> int:
+        """The 10 cards kept after the discard that leaves the least deadwood (ties by progress)."""
+        _, ties = self.dw.best_discards(eleven, keep)
+        if not ties & (ties - 1):
+            return eleven & ~ties
+        return min((eleven & ~(1 << c) for c in indices(ties)), key=self.progress)
+
+    def samples(self, n: int) -> list[int]:
+        if self._samples is None or len(self._samples) < n:
+            extra = min(int(self.know.opp_draws * EXTRA_PER_DRAW + 0.5), MAX_EXTRA)
+            self._samples = self.model.sample_hands(self.rng, n, self.dw, extra)
+        return self._samples[:n]
+
+    def stock_card(self, sample: int) -> int | None:
+        pool = [u for u, _ in self.draws if not (sample >> u) & 1]
+        return self.rng.choice(pool) if pool else None
+
+    def threat(self) -> float:
+        """The chance that the opponent can knock on its next turn (after a stock draw)."""
+        if self._threat is None:
+            know = self.know
+            if know.stock_count <= self.rules["dead_hand_stock"]:
+                self._threat = 0.0
+            else:
+                hits = 0
+                samples = self.samples(THREAT_SAMPLES)
+                for s in samples:
+                    u = self.stock_card(s)
+                    d = self.dw(s) if u is None else self.dw.best_discard(s | (1 << u))[0]
+                    hits += d <= self.limit
+                self._threat = THREAT_SCALE * hits / len(samples) if samples else 0.0
+        return self._threat
+
+    # --- knocking ---------------------------------------------------------------
+
+    def knock_melds(self, hand: int) -> tuple[tuple[Meld, ...], int, float]:
+        """The melds to lay out, their deadwood, and the expected points laid off on them."""
+        chance = self.model.chance.__getitem__
+        if self.rules.get("knocker_arranges"):
+            options = arrangements(hand, self.limit)
+            scored = [(d + expected_layoff(m, chance), d, m) for d, m in options]
+            _, deadwood, melds = min(scored, key=lambda t: (t[0], t[1]))
+            return melds, deadwood, expected_layoff(melds, chance)
+        arranged = best_melds([DECK[i] for i in indices(hand)])
+        melds = tuple(_meld_of(m) for m in arranged.melds)
+        return melds, arranged.deadwood, expected_layoff(melds, chance)
+
+    def knock_values(self, hand: int, melds: tuple[Meld, ...], k: int, card: int) -> tuple[float, float]:
+        """Expected points of knocking now, and of holding the same hand one more turn."""
+        rules, dw, limit = self.rules, self.dw, self.limit
+        gin_bonus, undercut_bonus = rules["gin_bonus"], rules["undercut_bonus"]
+        stock, dead_at = self.know.stock_count, rules["dead_hand_stock"]
+        samples = self.samples(KNOCK_SAMPLES)
+        mine_next = list(zip((p for _, p in self.draws), dw.after_draws(hand, [u for u, _ in self.draws])))
+        laid_out = [m.codes() for m in melds]
+        now_total = wait_total = 0.0
+        for s in samples:
+            raw = dw(s)
+            laid = best_defense(laid_out, cards_of(s)).deadwood
+            now_total += outcome(k, laid, undercut_bonus)
+            if stock <= dead_at:
+                continue  # not knocking ends the hand dead: 0 points
+            after, opp_draw = self.opponent_turn(s, card)
+            if after <= limit:
+                if after == 0:
+                    wait_total -= k + gin_bonus
+                else:
+                    wait_total -= outcome(after, k, undercut_bonus)
+                continue
+            if stock - (opp_draw == "stock") <= dead_at:
+                continue
+            layoff = raw - laid
+            value = 0.0
+            for p, k2 in mine_next:
+                value += p * (after + gin_bonus if k2 == 0 else outcome(k2, after - layoff, undercut_bonus))
+            wait_total += value
+        n = len(samples) or 1
+        return now_total / n, wait_total / n
+
+    def opponent_turn(self, sample: int, offered: int) -> tuple[int, str]:
+        """The opponent's deadwood after its next turn, and where it drew from."""
+        dw = self.dw
+        now = dw(sample)
+        bit = 1 << offered
+        taken, _ = dw.best_discard(sample | bit, keep=bit)
+        if taken < now and dw(sample | bit) < now + VALUE[offered]:
+            return taken, "discard"
+        u = self.stock_card(sample)
+        if u is None:
+            return now, "stock"
+        return dw.best_discard(sample | (1 << u))[0], "stock"
+
+
+def outcome(knocker: int, defender: int, undercut_bonus: int) -> float:
+    """The knocker's points (negative when undercut) for a knock with these counts."""
+    if defender > knocker:
+        return defender - knocker
+    return -(knocker - defender + undercut_bonus)
+
+
+def _meld_of(codes) -> Meld:
+    mask = mask_of(codes)
+    idx = sorted(CARD_INDEX[c] for c in codes)
+    if len({i % 13 for i in idx}) == 1:
+        return Meld(mask, (-1, idx[0] % 13, len(idx)))
+    base = idx[0] - idx[0] % 13
+    return Meld(mask, (base, idx[0] % 13, idx[-1] % 13))

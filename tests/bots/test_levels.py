@@ -1,0 +1,122 @@
+"""Each level plays the way it promises, on positions built card by card."""
+
+from __future__ import annotations
+
+import random
+
+from service.bots import LEVELS, choose_action
+from service.bots.hard import Hard
+from service.bots.knowledge import mask_of, read
+from service.bots.opponent import OpponentModel
+from service.engine.cards import CARD_INDEX
+
+from .helpers import position
+
+OTHER = ["3D", "4D", "6D", "TS", "TC", "JC", "JH", "QH", "2S", "6H"]
+DRAW = {"type": "draw", "source": "stock", "seat": 0}
+
+
+def loose_cards_position():
+    """Seat 0 holds 2-3-4C and three 5s, and loose KS QD 9C AH, then draws 2H."""
+    hand = ["2C", "3C", "4C", "5D", "5H", "5S", "KS", "QD", "9C", "AH"]
+    return position(hand, OTHER, "JS", ["2H"], [DRAW])
+
+
+def knock_at_eight_position():
+    """Seat 0 holds three melds and 8C, draws KS: throwing KS leaves 8 and allows a knock."""
+    hand = ["2C", "3C", "4C", "5D", "5H", "5S", "7H", "8H", "9H", "8C"]
+    return position(hand, OTHER, "JS", ["KS"], [DRAW])
+
+
+def test_easy_keeps_picture_cards_that_medium_throws_first():
+    view, history = loose_cards_position()
+    for seed in range(20):
+        easy = choose_action(view, history, "easy", random.Random(seed))
+        medium = choose_action(view, history, "medium", random.Random(seed))
+        assert easy == {"type": "discard", "card": "9C"}
+        assert medium["type"] == "discard" and medium["card"] in ("KS", "QD")
+
+
+def test_medium_takes_the_upcard_only_when_it_melds():
+    hand = ["7C", "7S", "2D", "3H", "5S", "9C", "JD", "QC", "4H", "AC"]
+    view, history = position(hand, OTHER, "7D")
+    assert choose_action(view, history, "medium", random.Random(0)) == {"type": "draw", "source": "discard"}
+    view, history = position(hand, OTHER, "KH")
+    assert choose_action(view, history, "medium", random.Random(0)) == {"type": "draw", "source": "stock"}
+
+
+def test_medium_knocks_early_but_not_with_eight_once_the_stock_runs_low():
+    view, history = knock_at_eight_position()
+    assert choose_action(view, history, "medium", random.Random(0)) == {"type": "knock", "card": "KS"}
+    late = {**view, "stock_count": 8}
+    assert choose_action(late, history, "medium", random.Random(0)) == {"type": "discard", "card": "KS"}
+
+
+def test_easy_waits_with_eight_early_and_knocks_late_without_fearing_an_undercut():
+    view, history = knock_at_eight_position()
+    assert choose_action(view, history, "easy", random.Random(0))["type"] == "discard"
+    late = {**view, "stock_count": 8}
+    assert choose_action(late, history, "easy", random.Random(0)) == {"type": "knock", "card": "KS"}
+
+
+def test_every_level_goes_gin_when_it_can():
+    hand = ["2C", "3C", "4C", "5D", "5H", "5S", "7H", "8H", "9H", "KS"]
+    view, history = position(hand, OTHER, "JS", ["TH"], [DRAW])
+    for level in LEVELS:
+        assert choose_action(view, history, level, random.Random(1)) == {"type": "gin", "card": "KS"}
+
+
+def test_the_same_inputs_and_seed_give_the_same_decision():
+    view, history = loose_cards_position()
+    for level in LEVELS:
+        first = choose_action(view, history, level, random.Random(5))
+        assert all(choose_action(view, history, level, random.Random(5)) == first for _ in range(3))
+
+
+def test_hard_lays_out_a_set_of_four_rather_than_a_run_that_takes_two_layoffs():
+    """5-6-7-8S with 8H 8D 8C: the run of four takes the 4S and the 9S, while the four
+    eights beside 5-6-7S leave only the 4S."""
+    hand = ["5S", "6S", "7S", "8S", "8H", "8D", "8C", "AC", "2D", "3H"]
+    moves = [{"type": "pass", "seat": 0}, {"type": "pass", "seat": 1}, DRAW]
+    view, history = position(hand, OTHER, "JS", ["KC"], moves, rules={"preset": "bonus-20-10"})
+    hard = Hard(read(view, history), random.Random(0))
+    melds, deadwood, _ = hard.knock_melds(mask_of(hand))
+    laid_out = sorted(sorted(m.codes()) for m in melds)
+    assert deadwood == 6
+    assert laid_out == [["5S", "6S", "7S"], ["8C", "8D", "8H", "8S"]]
+
+
+def test_the_history_tells_what_the_opponent_took_threw_and_declined():
+    hand = ["2C", "3C", "4C", "5D", "5H", "5S", "7H", "8H", "9H", "KS"]
+    moves = [
+        DRAW,
+        {"type": "discard", "card": "KS", "seat": 0},
+        {"type": "draw", "source": "stock", "seat": 1},  # declines KS
+        {"type": "discard", "card": "TC", "seat": 1},
+        DRAW,
+        {"type": "discard", "card": "9H", "seat": 0},
+        {"type": "draw", "source": "discard", "seat": 1},  # takes 9H
+        {"type": "discard", "card": "JC", "seat": 1},
+        DRAW,
+    ]
+    view, history = position(hand, OTHER, "QS", ["6C", "7C", "AD", "AS"], moves)
+    know = read(view, history)
+    index = CARD_INDEX.__getitem__
+    assert know.opp_taken == [index("9H")]
+    assert know.opp_declined == [index("KS")]
+    assert know.opp_discards == [(index("TC"), "stock"), (index("JC"), "discard")]
+    assert know.opp_known == mask_of(["9H"]) and know.opp_unknown == 9
+
+
+def test_a_card_next_to_one_the_opponent_took_is_counted_dangerous():
+    hand = ["2C", "3C", "4C", "5D", "5H", "5S", "7H", "8H", "9D", "8C"]
+    moves = [
+        DRAW,
+        {"type": "discard", "card": "7H", "seat": 0},
+        {"type": "draw", "source": "discard", "seat": 1},
+        {"type": "discard", "card": "TC", "seat": 1},
+        DRAW,
+    ]
+    view, history = position(hand, OTHER, "QS", ["KD", "6C"], moves)
+    model = OpponentModel(read(view, history))
+    assert model.feeds(CARD_INDEX["8H"]) > 2 * model.feeds(CARD_INDEX["8C"])
