@@ -47,9 +47,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     register_error_handlers(app)
-    from . import matches, meta, records
+    from . import matches, meta, records, web
 
     app.register_blueprint(meta.bp)
     app.register_blueprint(matches.bp)
     app.register_blueprint(records.bp)
+    app.register_blueprint(web.bp)
     return app

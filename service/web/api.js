@@ -1,0 +1,136 @@
+// The REST API, called exactly as the OpenAPI document describes it (openapi/openapi.yaml).
+// Every error is application/problem+json; it is thrown as an ApiError carrying the problem.
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+    this.code = problem.code || "http_error";
+    this.rule = problem.rule || null;
+  }
+}
+
+// crypto.randomUUID exists only in secure contexts (https, localhost); a phone on the
+// local network reaches the service over plain http, so build a v4 UUID by hand.
+export function uniqueKey() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+async function request(method, path, { token, body, headers = {}, raw = false, text = false } = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers } };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  if (response.status === 304) return { status: 304, body: null, response };
+  const type = response.headers.get("Content-Type") || "";
+  if (text && response.ok) return response.text();
+  const data = type.includes("json") ? await response.json().catch(() => ({})) : await response.text();
+  if (!response.ok) {
+    const problem = typeof data === "object" ? data : { detail: String(data).slice(0, 200) };
+    throw new ApiError(response.status, problem);
+  }
+  return raw ? { status: response.status, body: data, response } : data;
+}
+
+export const api = {
+  presets: () => request("GET", "/rules/presets"),
+  createMatch: (body) => request("POST", "/matches", { body }),
+  view: (id, token) => request("GET", `/matches/${id}`, { token }),
+  summary: async (token) => (await request("GET", "/matches", { token })).items[0] || null,
+  events: (id, token, after) => request("GET", `/matches/${id}/events?after=${after}`, { token }),
+  hands: (id, token) => request("GET", `/matches/${id}/hands`, { token }),
+  hand: (id, token, n) => request("GET", `/matches/${id}/hands/${n}`, { token }),
+  // The record as text, byte for byte: parsing it would round its 63-bit seeds (a JS
+  // number holds 53 bits) and the digest would no longer match on import.
+  exportRecord: (id, token) => request("GET", `/matches/${id}/export`, { token, text: true }),
+  importRecord: (text) => request("POST", "/matches/import", { body: text, raw: true }),
+
+  // One action: If-Match makes it apply only to the state the player saw; the
+  // Idempotency-Key makes a retry after a network failure safe (same key, same answer).
+  async act(id, token, version, action) {
+    const headers = { "If-Match": `"${version}"`, "Idempotency-Key": uniqueKey() };
+    const send = () => request("POST", `/matches/${id}/actions`, { token, body: action, headers });
+    try {
+      return await send();
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      return send(); // the network failed: the same key cannot apply the action twice
+    }
+  },
+};
+
+// Server-Sent Events with a bearer token.  EventSource cannot send an Authorization
+// header, so the stream is read with fetch; like EventSource it reconnects after the
+// server closes it (every `wait` seconds), resuming with Last-Event-ID.
+export function followStream(id, token, after, onEvent, { wait = 60 } = {}) {
+  const controller = new AbortController();
+  let last = after;
+  let retry = 1000;
+  let stopped = false;
+
+  async function once() {
+    const response = await fetch(`/matches/${id}/stream?wait=${wait}`, {
+      headers: { Authorization: `Bearer ${token}`, "Last-Event-ID": String(last), Accept: "text/event-stream" },
+      signal: controller.signal,
+      cache: "no-store",
+    });
+    if (!response.ok) {
+      const problem = await response.json().catch(() => ({}));
+      throw new ApiError(response.status, problem);
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return false;
+      buffer += value;
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const fields = { data: [] };
+        for (const line of frame.split("\n")) {
+          if (!line || line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          const name = colon < 0 ? line : line.slice(0, colon);
+          const val = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (name === "data") fields.data.push(val);
+          else fields[name] = val;
+        }
+        if (fields.retry && /^\d+$/.test(fields.retry)) retry = Number(fields.retry);
+        if (fields.id !== undefined) last = Number(fields.id);
+        if (fields.data.length) {
+          const event = JSON.parse(fields.data.join("\n"));
+          onEvent(event);
+          if (event.type === "match_ended") return true;
+        }
+      }
+    }
+  }
+
+  (async () => {
+    while (!stopped) {
+      try {
+        if (await once()) return;
+      } catch (err) {
+        if (stopped) return;
+        if (err instanceof ApiError && err.status < 500) return; // 401/403/404: retrying cannot help
+      }
+      await new Promise((r) => setTimeout(r, retry));
+    }
+  })();
+
+  return () => {
+    stopped = true;
+    controller.abort();
+  };
+}

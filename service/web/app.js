@@ -1,0 +1,151 @@
+// The reference client: a hash router over four screens.
+//   #/                    new match (and the matches to continue)
+//   #/play/<id>           the table
+//   #/history             past matches, export and import
+//   #/replay/<id>/<hand>  the hand replay viewer
+
+import { api } from "./api.js";
+import { mountHistory } from "./history.js";
+import { mountReplay } from "./replay.js";
+import { pref, saveMatch, savedMatches, setPref } from "./saved.js";
+import { mountTable } from "./table.js";
+import { h, problemText, toast } from "./ui.js";
+
+const screen = document.getElementById("screen");
+let unmount = null;
+
+function route() {
+  if (unmount) unmount();
+  unmount = null;
+  screen.replaceChildren();
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  document.body.dataset.screen = parts[0] || "new";
+  if (parts[0] === "play" && parts[1]) unmount = mountTable(screen, parts[1]);
+  else if (parts[0] === "history") unmount = mountHistory(screen);
+  else if (parts[0] === "replay" && parts[1]) unmount = mountReplay(screen, parts[1], Number(parts[2] || 1));
+  else unmount = mountNewMatch(screen);
+  window.scrollTo(0, 0);
+}
+
+window.addEventListener("hashchange", route);
+route();
+
+// --- New match ---------------------------------------------------------------------
+
+function mountNewMatch(root) {
+  const presetSelect = h("select#preset", { name: "preset" });
+  const presetInfo = h("p.hint#preset-info");
+  const target = h("span#target", {}, "100");
+  const levelSelect = h(
+    "select#level",
+    { name: "level" },
+    ["easy", "medium", "hard"].map((l) => h("option", { value: l }, l[0].toUpperCase() + l.slice(1))),
+  );
+  levelSelect.value = pref("level", "medium");
+  const name1 = h("input#name1", { name: "name1", value: pref("name", "You"), maxlength: "40", required: true, autocomplete: "nickname" });
+  const name2 = h("input#name2", { name: "name2", value: "", maxlength: "40", required: true });
+  const start = h("button.primary#start", { type: "submit" }, "Deal");
+  let presets = [];
+
+  const radio = (name, value, label, checked) =>
+    h("label.choice", {}, h("input", { type: "radio", name, value, checked }), " ", label);
+
+  const form = h(
+    "form.panel.newmatch",
+    { onsubmit: create, onchange: sync },
+    h("h1", {}, "New match"),
+    h("label.field", {}, "Rules ", presetSelect),
+    presetInfo,
+    h("fieldset", {}, h("legend", {}, "Length"),
+      radio("hands", "single", "Single hand", pref("length", "single") === "single"),
+      h("label.choice", {}, h("input", { type: "radio", name: "hands", value: "match", checked: pref("length", "single") === "match" }), " To ", target, " points"),
+    ),
+    h("fieldset", {}, h("legend", {}, "Opponent"),
+      h("label.choice", {}, h("input", { type: "radio", name: "opponent", value: "computer", checked: pref("opponent", "computer") === "computer" }), " The computer, level ", levelSelect),
+      radio("opponent", "hotseat", "Two people on this device", pref("opponent", "computer") === "hotseat"),
+    ),
+    h("div.names", {}, h("label.field", {}, "Your name ", name1), h("label.field", {}, h("span#name2-label", {}, "Computer's name"), " ", name2)),
+    h("div.actions", {}, start),
+  );
+  root.append(continueList(), form);
+
+  function sync() {
+    const preset = presets.find((p) => p.name === presetSelect.value);
+    if (preset) {
+      presetInfo.textContent = preset.description;
+      target.textContent = preset.rules.target_score;
+    }
+    const hotseat = form.elements.opponent.value === "hotseat";
+    levelSelect.disabled = hotseat;
+    form.querySelector("#name2-label").textContent = hotseat ? "Second player" : "Computer's name";
+    name1.previousSibling.textContent = hotseat ? "First player " : "Your name ";
+    if (!name2.dataset.edited) name2.value = hotseat ? "Player 2" : "Computer";
+  }
+  name2.addEventListener("input", () => (name2.dataset.edited = "1"));
+
+  api.presets().then(
+    (body) => {
+      presets = body.presets;
+      presetSelect.replaceChildren(...presets.map((p) => h("option", { value: p.name }, p.name)));
+      presetSelect.value = presets.some((p) => p.name === pref("preset")) ? pref("preset") : presets[0].name;
+      sync();
+    },
+    (err) => toast(`Could not load the rules presets: ${problemText(err)}`, "error"),
+  );
+  sync();
+
+  async function create(event) {
+    event.preventDefault();
+    const hotseat = form.elements.opponent.value === "hotseat";
+    const single = form.elements.hands.value === "single";
+    const second = hotseat
+      ? { name: name2.value.trim() || "Player 2", kind: "human" }
+      : { name: name2.value.trim() || "Computer", kind: "computer", level: levelSelect.value };
+    const body = {
+      rules: { preset: presetSelect.value },
+      single_hand: single,
+      seats: [{ name: name1.value.trim() || "You", kind: "human" }, second],
+    };
+    setPref("preset", presetSelect.value);
+    setPref("length", single ? "single" : "match");
+    setPref("opponent", hotseat ? "hotseat" : "computer");
+    setPref("level", levelSelect.value);
+    setPref("name", body.seats[0].name);
+    start.disabled = true;
+    try {
+      const created = await api.createMatch(body);
+      const tokens = {};
+      for (const seat of created.seats) if (seat.token) tokens[seat.seat] = seat.token;
+      saveMatch(created.id, { tokens, mode: hotseat ? "hotseat" : "computer", created: new Date().toISOString(), resultSeen: 0 });
+      location.hash = `#/play/${created.id}`;
+    } catch (err) {
+      toast(problemText(err), "error");
+      start.disabled = false;
+    }
+  }
+}
+
+// The active matches this browser holds a seat of, newest first.
+function continueList() {
+  const list = h("ul.continue");
+  const box = h("section.panel.continue-box", { hidden: true }, h("h2", {}, "Continue"), list);
+  const entries = Object.entries(savedMatches()).sort((a, b) => (b[1].created || "").localeCompare(a[1].created || ""));
+  for (const [id, entry] of entries.slice(0, 20)) {
+    if (entry.finished) continue;
+    const token = Object.values(entry.tokens || {})[0];
+    if (!token) continue;
+    api.summary(token).then(
+      (s) => {
+        if (!s || s.status !== "active") {
+          if (s) saveMatch(id, { finished: true });
+          return;
+        }
+        const names = s.seats.map((x) => x.name).join(" vs ");
+        list.append(h("li", {}, h("a", { href: `#/play/${id}` }, `${names} — hand ${s.hand_number}, ${s.scores.join("–")}`)));
+        box.hidden = false;
+      },
+      () => {},
+    );
+  }
+  return box;
+}

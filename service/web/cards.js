@@ -1,0 +1,122 @@
+// Cards: codes as the API writes them ("TD" ten of diamonds), faces drawn with CSS and
+// Unicode, the three orders of a hand, and the meld bars.
+
+export const RANKS = "A23456789TJQK";
+const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAME = { A: "Ace", T: "10", J: "Jack", Q: "Queen", K: "King" };
+const SUIT_ORDER = "SHCD"; // alternate colours when sorted by suit
+
+export const rankOf = (card) => RANKS.indexOf(card[0]);
+export const valueOf = (card) => Math.min(rankOf(card) + 1, 10);
+export const isRed = (card) => card[1] === "H" || card[1] === "D";
+export const rankText = (card) => (card[0] === "T" ? "10" : card[0]);
+export const pretty = (card) => rankText(card) + SUIT_SYMBOL[card[1]];
+export const cardName = (card) => `${RANK_NAME[card[0]] || card[0]} of ${SUIT_NAME[card[1]]}`;
+export const cardsText = (cards) => (cards.length ? cards.map(pretty).join(" ") : "—");
+
+const byRank = (a, b) => rankOf(a) - rankOf(b) || SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]);
+const bySuit = (a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rankOf(a) - rankOf(b);
+
+// A card face (a button when it can be played, a span otherwise).
+export function cardElement(card, { button = false, small = false } = {}) {
+  const el = document.createElement(button ? "button" : "span");
+  el.className = `card face${isRed(card) ? " red" : ""}${small ? " small" : ""}`;
+  el.dataset.card = card;
+  el.setAttribute("aria-label", cardName(card));
+  if (button) el.type = "button";
+  else el.setAttribute("role", "img");
+  const corner = document.createElement("span");
+  corner.className = "corner";
+  corner.innerHTML = `<b>${rankText(card)}</b><i>${SUIT_SYMBOL[card[1]]}</i>`;
+  const pip = document.createElement("span");
+  pip.className = "pip";
+  pip.textContent = SUIT_SYMBOL[card[1]];
+  el.append(corner, pip);
+  return el;
+}
+
+export function cardBack({ small = false, label = "" } = {}) {
+  const el = document.createElement("span");
+  el.className = `card back${small ? " small" : ""}`;
+  if (label) el.setAttribute("aria-label", label);
+  return el;
+}
+
+// The hand in groups to lay out: melds first (each with its bar colour), then the
+// deadwood; or every card by rank or by suit, each still marked with its meld colour.
+export function groupHand(hand, melds, mode) {
+  const meldOf = new Map();
+  melds.forEach((meld, i) => meld.forEach((c) => meldOf.set(c, i)));
+  if (mode === "melds") {
+    const groups = melds.map((meld, i) => ({ meld: i, cards: [...meld].sort(byRank) }));
+    const loose = hand.filter((c) => !meldOf.has(c)).sort(byRank);
+    if (loose.length) groups.push({ meld: null, cards: loose });
+    return { groups, meldOf };
+  }
+  const sorted = [...hand].sort(mode === "suit" ? bySuit : byRank);
+  return { groups: [{ meld: null, cards: sorted, mixed: true }], meldOf };
+}
+
+// A laid-out hand: groups of cards, a coloured bar under each meld.
+export function handElement(hand, melds, mode, makeCard = (c) => cardElement(c)) {
+  const { groups, meldOf } = groupHand(hand, melds, mode);
+  const el = document.createElement("div");
+  el.className = "hand";
+  for (const group of groups) {
+    const g = document.createElement("div");
+    g.className = group.meld === null ? (group.mixed ? "group" : "group loose") : `group meld m${group.meld}`;
+    for (const card of group.cards) {
+      const c = makeCard(card);
+      if (meldOf.has(card)) c.classList.add("melded", `m${meldOf.get(card)}`);
+      g.append(c);
+    }
+    el.append(g);
+  }
+  return el;
+}
+
+// The lowest-deadwood arrangement of a few cards.  The service computes it for every
+// hand it serves; the client needs its own only to preview "discard X leaves N" (the
+// view gives the deadwood of all eleven cards) and to lay out a replayed position.
+function candidates(cards) {
+  const out = [];
+  const ranks = new Map();
+  for (const c of cards) ranks.set(c[0], [...(ranks.get(c[0]) || []), c]);
+  for (const same of ranks.values()) {
+    if (same.length >= 3) out.push(same);
+    if (same.length === 4) same.forEach((_, skip) => out.push(same.filter((__, i) => i !== skip)));
+  }
+  for (const suit of "CDHS") {
+    const run = cards.filter((c) => c[1] === suit).sort(byRank);
+    for (let i = 0; i < run.length; i++) {
+      for (let j = i + 1; j < run.length && rankOf(run[j]) === rankOf(run[j - 1]) + 1; j++) {
+        if (j - i >= 2) out.push(run.slice(i, j + 1));
+      }
+    }
+  }
+  return out;
+}
+
+export function bestMelds(cards) {
+  const index = new Map(cards.map((c, i) => [c, i]));
+  const cands = candidates(cards).map((m) => ({
+    cards: m,
+    mask: m.reduce((acc, c) => acc | (1 << index.get(c)), 0),
+    value: m.reduce((acc, c) => acc + valueOf(c), 0),
+  }));
+  let best = { value: 0, chosen: [] };
+  const chosen = [];
+  (function search(start, used, value) {
+    if (value > best.value) best = { value, chosen: [...chosen] };
+    for (let i = start; i < cands.length; i++) {
+      if (cands[i].mask & used) continue;
+      chosen.push(cands[i].cards);
+      search(i + 1, used | cands[i].mask, value + cands[i].value);
+      chosen.pop();
+    }
+  })(0, 0, 0);
+  const melded = new Set(best.chosen.flat());
+  const loose = cards.filter((c) => !melded.has(c)).sort(byRank);
+  return { melds: best.chosen, deadwood_cards: loose, deadwood: loose.reduce((a, c) => a + valueOf(c), 0) };
+}

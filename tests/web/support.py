@@ -1,0 +1,173 @@
+"""Driving the reference web client in headless Chromium (Playwright for Python).
+
+Debian's ``chromium`` is used as is (``executable_path``); ``playwright install`` is
+never needed.  The app runs in a real HTTP server on a free port, in a thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import threading
+import urllib.request
+from collections.abc import Iterator
+
+from werkzeug.serving import make_server
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+OPERATOR = "operator-secret-for-web-tests"
+SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright for Python is not installed (pip install -e '.[test]')"
+    if not os.path.exists(CHROMIUM):
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHROMIUM)"
+    return None
+
+
+@contextlib.contextmanager
+def serving(app) -> Iterator[str]:
+    """Serve a Flask app on 127.0.0.1 and a free port; yields its base URL."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="web-test-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def pretty(card: str) -> str:
+    return ("10" if card[0] == "T" else card[0]) + SUITS[card[1]]
+
+
+def operator_view(base: str, match_id: str, seat: int = 0) -> dict:
+    """The operator's view: a seat's view plus ``hidden`` (both hands and the stock)."""
+    request = urllib.request.Request(
+        f"{base}/matches/{match_id}?seat={seat}", headers={"Authorization": f"Bearer {OPERATOR}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+class Client:
+    """One browser page on the reference client, and the moves a test makes with it."""
+
+    def __init__(self, page, base: str):
+        self.page, self.base = page, base
+        self.errors: list[str] = []
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.set_default_timeout(20_000)
+
+    # --- screens -----------------------------------------------------------------------
+
+    def open(self, route: str = "") -> None:
+        self.page.goto(f"{self.base}/{route}")
+
+    def new_match(
+        self, *, preset="classic", single=True, opponent="computer", level="easy", names=("Ann", "Bob")
+    ) -> str:
+        page = self.page
+        self.open()
+        page.wait_for_selector("#preset option", state="attached")
+        page.select_option("#preset", preset)
+        page.check(f"input[name=hands][value={'single' if single else 'match'}]")
+        page.check(f"input[name=opponent][value={opponent}]")
+        if opponent == "computer":
+            page.select_option("#level", level)
+        page.fill("#name1", names[0])
+        page.fill("#name2", names[1])
+        page.click("#start")
+        page.wait_for_selector("#hand, #cover, #result")
+        return self.match_id
+
+    @property
+    def match_id(self) -> str:
+        return self.page.evaluate("location.hash").split("/")[2]
+
+    def phase(self) -> str | None:
+        if self.page.locator("#result").count():
+            return "result"
+        if self.page.locator("#cover").count():
+            return "cover"
+        return self.page.get_attribute("#table", "data-phase")
+
+    def hand(self) -> list[str]:
+        return self.page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+
+    def shown_cards(self) -> set[str]:
+        """Every card face anywhere on the page."""
+        return set(self.page.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+
+    def wait_for_change(self, version: str | None) -> None:
+        self.page.wait_for_function(
+            """(v) => document.querySelector('#result') || document.querySelector('#cover')
+                   || (document.querySelector('#table') && document.querySelector('#table').dataset.version !== v
+                       && !document.querySelector('#table').classList.contains('busy'))""",
+            arg=version,
+        )
+
+    # --- moves ---------------------------------------------------------------------------
+
+    def discard_choice(self) -> str:
+        """The card a test discards: the highest unmelded card it may discard."""
+        loose = self.page.locator("#hand .group.loose .card:not(.no-return)")
+        card = loose.last if loose.count() else self.page.locator("#hand .card:not(.no-return)").last
+        return card.get_attribute("data-card")
+
+    def click_card(self, card: str) -> None:
+        self.page.click(f'#hand [data-card="{card}"]')
+
+    def play_turn(self) -> None:
+        """One legal move through the page: pass the upcard, draw from the stock, knock or
+        go Gin when the page allows it, otherwise discard; confirm a defense."""
+        page = self.page
+        phase = self.phase()
+        version = page.get_attribute("#table", "data-version")
+        if phase == "upcard_offer":
+            page.click("#pass")
+        elif phase == "draw":
+            page.click("#stock")
+        elif phase == "defense":
+            page.click("#confirm-defense")
+        elif phase == "discard":
+            enders = page.locator("#hand .card.can-end")
+            if enders.count():
+                self.click_card(enders.first.get_attribute("data-card"))
+                page.click("#gin" if page.locator("#gin:not([disabled])").count() else "#knock")
+            else:
+                card = self.discard_choice()
+                self.click_card(card)  # select
+                self.click_card(card)  # and discard
+        else:
+            raise AssertionError(f"no move to make in phase {phase!r}")
+        self.wait_for_change(version)
