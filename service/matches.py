@@ -22,7 +22,7 @@ from typing import Any
 
 from service import bots
 from service.engine import Event, State, decide, fold, redact_event, seat_view
-from service.engine.game import AWAITING_DEAL, MATCH_OVER
+from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED
 from service.engine.simulate import deal_command
 from service.store import EventStore
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
@@ -102,7 +102,8 @@ class MatchService:
         for i, given in enumerate(seats_in):
             seat = dict(given)
             if seat.get("kind", "human") == "computer":
-                seat["seed"] = secrets.randbits(63)
+                # Below 2**53, so a JavaScript client reads the seed (and a record) exactly.
+                seat["seed"] = secrets.randbelow(MAX_SEED + 1)
             else:
                 tokens[i] = None  # made once the match id is known
             seats.append(seat)

@@ -9,6 +9,8 @@ Configuration (keys of ``config``, or environment variables where named):
 - ``STORE``: an ``EventStore`` to use instead of connecting (tests).
 - ``STREAM_POLL_SECONDS``: how often a live stream looks for new events (0.25).
 - ``MAX_CONTENT_LENGTH``: largest request body in bytes (64 KiB).
+- ``CORS_ORIGINS`` (env ``GIN_RUMMY_CORS_ORIGINS``, comma-separated, or ``*``): browser
+  origins allowed to call the API from another site.  Unset: same origin only.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from flask import Flask
 from service.matches import MatchService
 from service.store import EventStore, connect
 
+from .cors import register_cors
 from .errors import register_error_handlers
 
 
@@ -35,6 +38,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(
         OPERATOR_TOKEN=os.environ.get("GIN_RUMMY_OPERATOR_TOKEN") or None,
+        CORS_ORIGINS=os.environ.get("GIN_RUMMY_CORS_ORIGINS", ""),
         STREAM_POLL_SECONDS=0.25,
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
@@ -47,6 +51,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False
 
     register_error_handlers(app)
+    register_cors(app)
     from . import matches, meta, records, web
 
     app.register_blueprint(meta.bp)

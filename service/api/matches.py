@@ -218,7 +218,9 @@ def _version(conn, mid: uuid.UUID) -> int:
     content_type="text/event-stream",
     description=(
         "Sends the events after `after` (or the Last-Event-ID header), then each new one as it is stored. "
-        "The stream closes after `wait` seconds (default 30) or when the match ends; EventSource reconnects by itself."
+        "The stream closes after `wait` seconds (default 30) or when the match ends; reconnect with Last-Event-ID. "
+        "A browser's EventSource cannot send the Authorization header: read the stream with fetch, as the "
+        "reference client does."
     ),
 )
 def stream(match_id: str):

@@ -210,6 +210,13 @@ class SeatViewSchema(Schema):
         allow_none=True, required=True, metadata={"description": "Card taken from the discard pile this turn: it may not be discarded now."}
     )
     opponent = fields.Nested(OpponentSchema, required=True)
+    discard_deadwood = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        allow_none=True,
+        required=True,
+        metadata={"description": "In this seat's discard step: card -> the least deadwood left after discarding it; else null."},
+    )
     commitment = fields.String(
         allow_none=True, required=True, metadata={"description": "SHA-256 commitment to this hand's deck (see the README)."}
     )

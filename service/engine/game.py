@@ -382,6 +382,8 @@ def _start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
 
 
 LEVELS = ("easy", "medium", "hard")
+#: Seeds stay exact as JSON numbers in every language (JavaScript: below 2**53).
+MAX_SEED = 2**53 - 1
 SEAT_FIELDS = {"name", "kind", "level", "seed"}
 
 
@@ -406,8 +408,8 @@ def _seat(index: int, spec: Mapping[str, Any]) -> dict:
     seat = {"name": name or f"Computer ({level})", "kind": kind, "level": level}
     if "seed" in spec:
         seed = spec["seed"]
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise CommandError(f"seat {index}: seed must be a whole number of 0 or more", "invalid_seats")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise CommandError(f"seat {index}: seed must be a whole number from 0 to 2**53 - 1", "invalid_seats")
         seat["seed"] = seed
     return seat
 

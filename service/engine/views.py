@@ -14,7 +14,7 @@ from typing import Any
 
 from .cards import CARD_INDEX
 from .game import DEFENSE, DISCARD, State, legal_actions
-from .melds import best_melds
+from .melds import best_melds, discard_deadwoods
 
 
 def seat_view(state: State, seat: int) -> dict[str, Any]:
@@ -45,6 +45,8 @@ def seat_view(state: State, seat: int) -> dict[str, Any]:
             "card_count": len(state.hands[opponent]),
             "known_cards": sorted(state.known[opponent], key=CARD_INDEX.__getitem__),
         },
+        # In the seat's discard step: the deadwood left by each possible discard.
+        "discard_deadwood": discard_deadwoods(state.hands[seat]) if state.phase == DISCARD and state.turn == seat else None,
         "commitment": state.commitment,
         "knock": state.knock if state.phase == DEFENSE else None,
         "last_hand": state.last_hand,

@@ -92,11 +92,18 @@ def test_an_unknown_match_is_404(client, operator):
 def test_an_action_answers_with_the_new_view_and_every_event_including_the_computers_reply(new_match):
     data, players = new_match({"rules": {"preset": "classic"}})
     me = players[0]
+    assert me.view()["discard_deadwood"] is None  # only in the seat's own discard step
     r = me.act({"type": "draw", "source": "stock"})
     assert r.status_code == 200, r.json
     assert r.headers["ETag"] == f'"{r.json["view"]["version"]}"'
     assert [e["type"] for e in r.json["events"]] == ["card_drawn"]
     assert r.json["events"][0]["data"]["card"] in r.json["view"]["hand"]
+    previews = r.json["view"]["discard_deadwood"]
+    assert set(previews) == set(r.json["view"]["hand"])
+    from service.engine import deadwood
+
+    hand = r.json["view"]["hand"]
+    assert all(previews[c] == deadwood([x for x in hand if x != c]) for c in hand)
     discard = next(a for a in r.json["view"]["legal_actions"] if a["type"] == "discard")
     r = me.act(discard)
     assert r.status_code == 200, r.json

@@ -47,3 +47,14 @@ def test_unknown_paths_and_methods_are_problems_too(client):
     assert r.status_code == 404 and r.mimetype == "application/problem+json" and r.json["code"] == "not_found"
     r = client.delete("/matches")
     assert r.status_code == 405 and r.json["code"] == "method_not_allowed"
+
+
+def test_cross_origin_requests_are_allowed_only_for_configured_origins(store):
+    from service.api import create_app
+
+    client = create_app({"STORE": store, "CORS_ORIGINS": "https://play.example"}).test_client()
+    r = client.options("/matches", headers={"Origin": "https://play.example", "Access-Control-Request-Method": "POST"})
+    assert r.headers["Access-Control-Allow-Origin"] == "https://play.example"
+    assert "Idempotency-Key" in r.headers["Access-Control-Allow-Headers"]
+    r = client.get("/health", headers={"Origin": "https://elsewhere.example"})
+    assert "Access-Control-Allow-Origin" not in r.headers
