@@ -678,9 +678,10 @@ def legal_actions(state: State, seat: int) -> list[dict]:
 
 def _discard_actions(state: State, seat: int) -> list[dict]:
     hand = state.hands[seat]
-    rules = state.rules
-    actions: list[dict] = []
-    enders: list[dict] = []
+    limit = state.rules.knock_limit
+    taken = state.taken_from_discard
+    ordered = sorted(hand, key=CARD_INDEX.__getitem__)
+    actions = [{"type": "discard", "card": card} for card in ordered if card != taken]
     mask = 0
     for card in hand:
         mask |= 1 << CARD_INDEX[card]
@@ -688,19 +689,18 @@ def _discard_actions(state: State, seat: int) -> list[dict]:
     # deadwood to the best 10-card arrangement gives an 11-card one.  So most hands
     # are ruled out of knocking by one search instead of eleven.
     eleven = deadwood_of_mask(mask)
-    for card in sorted(hand, key=CARD_INDEX.__getitem__):
-        if card == state.taken_from_discard:
-            continue
-        actions.append({"type": "discard", "card": card})
-        if eleven - CARD_VALUE[card] > rules.knock_limit:
+    if eleven - 10 > limit:
+        return actions
+    for card in ordered:
+        if card == taken or eleven - CARD_VALUE[card] > limit:
             continue
         left = deadwood_of_mask(mask & ~(1 << CARD_INDEX[card]))
-        if left <= rules.knock_limit:
+        if left <= limit:
             action = {"type": "gin" if left == 0 else "knock", "card": card}
-            if rules.knocker_arranges:
+            if state.rules.knocker_arranges:
                 action["melds"] = [list(m) for m in best_melds(_remove(hand, card)).melds]
-            enders.append(action)
-    return actions + enders
+            actions.append(action)
+    return actions
 
 
 __all__ = [
