@@ -90,17 +90,23 @@ def deadwood_of_mask(mask: int) -> int:
     table = SUIT_DEADWOOD
     if not triples:
         return table[c] + table[d] + table[h] + table[s]
-    best = 1000
-    suits = (c, d, h, s)
+    return _best_sets((c, d, h, s), triples)[0]
+
+
+def _best_sets(suits: tuple[int, int, int, int], triples: int) -> tuple[int, tuple, list[int]]:
+    """The choice of sets that leaves the least deadwood once runs are made of the
+    rest: (that deadwood, the choice, the suit patterns left for runs)."""
+    table = SUIT_DEADWOOD
+    best_total, best_choice, best_left = 1000, (), list(suits)
     for choice in _set_options(suits, triples):
         left = list(suits)
         for bit, used in choice:
             for su in used:
                 left[su] &= ~bit
         total = table[left[0]] + table[left[1]] + table[left[2]] + table[left[3]]
-        if total < best:
-            best = total
-    return best
+        if total < best_total:
+            best_total, best_choice, best_left = total, choice, left
+    return best_total, best_choice, best_left
 
 
 class Arrangement(NamedTuple):
@@ -145,15 +151,7 @@ def _arrangement_of_mask(mask: int) -> Arrangement:
     triples = _triples(c, d, h, s)
     table = SUIT_DEADWOOD
     if triples:
-        best_total, best_choice, best_left = 1000, (), suits
-        for choice in _set_options(suits, triples):
-            left = list(suits)
-            for bit, used in choice:
-                for su in used:
-                    left[su] &= ~bit
-            total = table[left[0]] + table[left[1]] + table[left[2]] + table[left[3]]
-            if total < best_total:
-                best_total, best_choice, best_left = total, choice, left
+        best_total, best_choice, best_left = _best_sets(suits, triples)
         c, d, h, s = best_left
         sets = tuple(
             tuple(DECK[su * 13 + bit.bit_length() - 1] for su in used) for bit, used in best_choice if used
