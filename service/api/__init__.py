@@ -26,6 +26,7 @@ from service.store import EventStore, connect
 
 from .cors import register_cors
 from .errors import register_error_handlers
+from .logs import register_request_logs
 
 
 @dataclass
@@ -52,6 +53,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     register_error_handlers(app)
     register_cors(app)
+    register_request_logs(app)
     from . import matches, meta, records, web
 
     app.register_blueprint(meta.bp)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, json
+import psycopg
+from flask import Flask, Response, g, json
 from marshmallow import ValidationError
+from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 
 from service.engine import CommandError, IllegalMoveError
@@ -131,8 +133,19 @@ def register_error_handlers(app: Flask) -> None:
             problem.headers["Allow"] = ", ".join(allowed)
         return problem_response(problem)
 
+    @app.errorhandler(psycopg.OperationalError)
+    @app.errorhandler(PoolTimeout)
+    def _database_down(err: Exception):
+        # Nothing was committed (a transaction that cannot reach the server cannot
+        # commit); the client may retry after a moment, with the same Idempotency-Key.
+        log.warning("database unavailable: %s", type(err).__name__)
+        return problem_response(
+            Problem(503, "database_unavailable", "the database cannot be reached; retry shortly", headers={"Retry-After": "2"})
+        )
+
     @app.errorhandler(Exception)
     def _unexpected(err: Exception):
-        # The trace goes to the server log only; the client gets no internals.
-        log.exception("unhandled error")
+        # Neither the client nor the log gets internals (a trace may hold cards or
+        # tokens): the log names the error's type and the request id to look it up.
+        log.error("unhandled %s (request %s)", type(err).__name__, g.get("request_id"))
         return problem_response(Problem(500, "internal_error", "an unexpected error occurred; it has been logged"))

@@ -58,3 +58,35 @@ def test_cross_origin_requests_are_allowed_only_for_configured_origins(store):
     assert "Idempotency-Key" in r.headers["Access-Control-Allow-Headers"]
     r = client.get("/health", headers={"Origin": "https://elsewhere.example"})
     assert "Access-Control-Allow-Origin" not in r.headers
+
+
+def test_every_request_is_logged_as_one_json_line_without_tokens(client, caplog):
+    import json
+    import logging
+
+    caplog.set_level(logging.INFO, logger="gin_rummy.requests")
+    created = client.post("/matches", json={}, headers={"X-Request-Id": "req-42"})
+    token = created.json["seats"][0]["token"]
+    r = client.get(f"/matches/{created.json['id']}?seat=0", headers={"Authorization": f"Bearer {token}"})
+    assert created.headers["X-Request-Id"] == "req-42" and len(r.headers["X-Request-Id"]) == 32
+    lines = [json.loads(rec.getMessage()) for rec in caplog.records if rec.name == "gin_rummy.requests"]
+    assert lines[0]["request_id"] == "req-42" and lines[0]["status"] == 201 and lines[0]["route"] == "/matches"
+    assert lines[1]["path"] == f"/matches/{created.json['id']}" and lines[1]["ms"] >= 0
+    assert not any(token in rec.getMessage() or token.split(".")[-1] in rec.getMessage() for rec in caplog.records)
+
+
+def test_a_database_outage_is_a_503_with_retry_after(store):
+    import psycopg
+
+    from service.api import create_app
+
+    class Down:
+        def transaction(self):
+            raise psycopg.OperationalError("connection refused")
+
+    app = create_app({"STORE": Down(), "TESTING": True})
+    r = app.test_client().post("/matches", json={})
+    assert r.status_code == 503 and r.headers["Retry-After"] == "2" and r.json["code"] == "database_unavailable"
+    health = app.test_client().get("/health")
+    assert health.status_code == 503 and health.json["status"] == "unavailable"
+    assert app.test_client().get("/health/live").status_code == 200
