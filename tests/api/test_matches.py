@@ -182,17 +182,28 @@ def test_a_seat_token_never_acts_for_the_other_seat(new_match):
     assert (r.status_code, r.json["rule"]) == (409, "not_your_turn")
 
 
+def greedy_action(view):
+    """Knock or go Gin when allowed, else throw the card that leaves the least deadwood
+    (the view's discard_deadwood), else draw from the stock (or take what is offered)."""
+    actions = view["legal_actions"]
+    enders = [a for a in actions if a["type"] in ("gin", "knock")]
+    if enders:
+        return enders[0]
+    discards = [a for a in actions if a["type"] == "discard"]
+    if discards:
+        return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])
+    return next((a for a in actions if a.get("source") == "stock"), actions[0])
+
+
 def play_to_the_end(players, limit=2000):
-    """Each human seat posts its first legal action (knocks and Gin first) until the end."""
+    """Each human seat plays greedily, with If-Match, until the match ends."""
     for _ in range(limit):
         for player in players.values():
             view = player.view()
             if view["status"] == "finished":
                 return view
-            actions = view["legal_actions"]
-            if actions:
-                enders = [a for a in actions if a["type"] in ("gin", "knock")]
-                r = player.act((enders or actions)[0], **{"If-Match": f'"{view["version"]}"'})
+            if view["legal_actions"]:
+                r = player.act(greedy_action(view), **{"If-Match": f'"{view["version"]}"'})
                 assert r.status_code == 200, r.json
     raise AssertionError("the match did not end")
 
