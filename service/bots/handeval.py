@@ -16,6 +16,19 @@ SUIT_BITS = 0x1FFF
 TABLE = SUIT_DEADWOOD
 
 
+def _min_remove(pattern: int) -> int:
+    best, rest = 1000, pattern
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        best = min(best, TABLE[pattern ^ low])
+    return best
+
+
+#: Per 13-bit suit pattern: the least deadwood of that suit after removing one of its cards.
+MIN_REMOVE = tuple(_min_remove(p) for p in range(1 << 13))
+
+
 def _near(i: int) -> int:
     """Cards that can share a meld with card ``i``: its rank, and its suit within two ranks."""
     rank, base = i % 13, i - i % 13
@@ -129,50 +142,39 @@ class Deadwood:
     def after_draws(self, hand: int, cards: list[int]) -> list[int]:
         """For each card, the least deadwood of ``hand`` after drawing it and discarding well.
 
-        When neither the hand nor the drawn card makes a rank three times, no set is in
-        play and each suit scores on its own: keeping the card changes its suit's
-        look-up, and the best discard from another suit is the same for every draw, so
-        it is found once per suit.
+        When the drawn card does not make its rank three times, the sets in play are
+        those of the hand: per choice of them (``_set_choices``) each suit scores on its
+        own, keeping the card changes its suit's look-up, and the best discard from
+        another suit is the same for every draw, so it is found once per suit and
+        choice.  (Discarding a card of a chosen set is the choice without that set.)
+        A card that makes its rank three or four times is worked out in full.
         """
         suits = (hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39)
-        if _triples(*suits):
-            return [self.best_discard(hand | (1 << u))[0] for u in cards]
-        base = [TABLE[x] for x in suits]
-        now = base[0] + base[1] + base[2] + base[3]
-        # Per suit: the least change of that suit's deadwood from discarding one of its cards.
-        change = []
-        for i in range(4):
-            pattern, least = suits[i], 1000
-            while pattern:
-                low = pattern & -pattern
-                pattern ^= low
-                least = min(least, TABLE[suits[i] ^ low] - base[i])
-            change.append(least)
-        out = []
-        for u in cards:
-            j, bit = divmod(u, 13)
-            bit = 1 << bit
-            rank_held = (
-                (suits[0] & bit and 1) + (suits[1] & bit and 1) + (suits[2] & bit and 1) + (suits[3] & bit and 1)
-            )
-            if rank_held >= 2:
-                out.append(self.best_discard(hand | (1 << u))[0])
-                continue
-            grown = suits[j] | bit
-            kept = now - base[j] + TABLE[grown]
-            best = now  # throw the drawn card back
-            for i in range(4):
-                if i != j and kept + change[i] < best:
-                    best = kept + change[i]
-            pattern = suits[j]
-            rest = now - base[j]
-            while pattern:
-                low = pattern & -pattern
-                pattern ^= low
-                v = rest + TABLE[grown ^ low]
-                if v < best:  # noqa: PLR1730 (min() costs a call in the innermost loop)
-                    best = v
-            out.append(best)
+        triples = _triples(*suits)
+        lefts = _set_choices(suits, triples) if triples else (suits,)
+        pairs = (suits[0] & suits[1]) | (suits[2] & suits[3]) | ((suits[0] | suits[1]) & (suits[2] | suits[3]))
+        out = [1000] * len(cards)
+        slow = []
+        for k, u in enumerate(cards):
+            if pairs >> (u % 13) & 1:
+                slow.append(k)
+        for left in lefts:
+            base = [TABLE[x] for x in left]
+            now = base[0] + base[1] + base[2] + base[3]
+            # Per suit: the least change of that suit's deadwood from discarding one of its
+            # cards; then, per suit, the least such change in another suit.
+            change = [MIN_REMOVE[left[i]] - base[i] for i in range(4)]
+            other = [min(change[i] for i in range(4) if i != j) for j in range(4)]
+            for k, u in enumerate(cards):
+                j, r = divmod(u, 13)
+                if pairs >> r & 1:
+                    continue
+                grown = left[j] | (1 << r)
+                rest = now - base[j]
+                # keep it and throw from another suit, or from its own (throwing it back is ``now``)
+                out[k] = min(out[k], now, rest + TABLE[grown] + other[j], rest + MIN_REMOVE[grown])
+        for k in slow:
+            out[k] = self.best_discard(hand | (1 << cards[k]))[0]
         return out
 
 

@@ -10,6 +10,10 @@
 - Discards: the one that leaves the best progress, weighed against the current
   deadwood by the chance that the opponent knocks first (estimated on sampled
   opponent hands), with a cost for the chance that the card feeds an opponent meld.
+  When the undercut bonus is small the hand is a race to knock: the best few discards
+  are then looked at two draws ahead (every unseen card as the next draw, each
+  followed by its best discard and the progress after it), a hand able to knock after
+  the next draw earns a premium, and knock chances weigh more.
 - Draws look one draw further: the top card is taken when the hand it leads to has
   better progress than the expected progress after a stock draw (every unseen card
   looked at, each followed by its best discard).
@@ -51,6 +55,14 @@ EXTRA_PER_DRAW = 0.5
 #: margin of about +4 under the 25 bonus and -4 under the 10 bonus played best).
 WAIT_PER_UNDERCUT_POINT = 0.5
 WAIT_PIVOT = 17
+#: When the undercut bonus is small (below ``WAIT_PIVOT``) waiting to undercut pays
+#: little and the hand is a race to knock first: discards are then looked at two draws
+#: ahead (the best ``DEEP_CANDIDATES`` by the one-draw cost), a hand that can knock
+#: after the next draw earns ``RACE_EARLY_KNOCK_WORTH``, and the chance to knock after a
+#: draw is worth ``RACE_KNOCK_CHANCE_WORTH`` instead of ``KNOCK_CHANCE_WORTH``.
+DEEP_CANDIDATES = 4
+RACE_EARLY_KNOCK_WORTH = 6.0
+RACE_KNOCK_CHANCE_WORTH = 12.0
 
 
 def play(view: Mapping[str, Any], know: Knowledge, rng: random.Random) -> dict:
@@ -69,6 +81,8 @@ class Hard:
         self._progress: dict[int, float] = {}
         self._samples: list[int] | None = None
         self._threat: float | None = None
+        self.race = self.rules["undercut_bonus"] < WAIT_PIVOT
+        self.knock_worth = RACE_KNOCK_CHANCE_WORTH if self.race else KNOCK_CHANCE_WORTH
 
     # --- the decisions ----------------------------------------------------------
 
@@ -78,6 +92,9 @@ class Hard:
         if options.gins:
             return next(iter(options.gins.values()))
         scored = {x: self.discard_cost(x) for x in options.discards}
+        if self.race and self.has_two_draws() and len(scored) > 1:
+            ranked = sorted(scored, key=lambda x: (scored[x], x))[:DEEP_CANDIDATES]
+            scored = {x: self.discard_cost(x, deep=True) for x in ranked}
         best = min(scored, key=lambda x: (scored[x], x))
         if options.knocks:
             knock = self.knock_if_better(options)
@@ -97,26 +114,41 @@ class Hard:
         take = self.progress(self.successor(eleven, keep=bit))
         return take + TAKE_MARGIN < self.stock_value(hand)
 
-    def discard_cost(self, x: int) -> float:
+    def discard_cost(self, x: int, deep: bool = False) -> float:
+        """The cost of throwing ``x``: the progress of the hand kept (``deep``: two draws
+        ahead, after the next stock draw and its best discard, with a premium for a hand
+        that may knock at once), weighed against its deadwood by the knock threat, and
+        the chance of feeding the opponent."""
         rest = self.know.hand & ~(1 << x)
         q = self.threat()
-        return (1 - q) * self.progress(rest) + q * self.dw(rest) + FEED_COST * self.model.feeds(x)
+        ahead = self.stock_value(rest, RACE_EARLY_KNOCK_WORTH) if deep else self.progress(rest)
+        return (1 - q) * ahead + q * self.dw(rest) + FEED_COST * self.model.feeds(x)
 
-    def stock_value(self, hand: int) -> float:
+    def has_two_draws(self) -> bool:
+        return self.know.stock_count >= self.rules["dead_hand_stock"] + 4 and bool(self.draws)
+
+    def stock_value(self, hand: int, early: float = 0.0) -> float:
         """Expected progress after drawing from the stock and discarding (two draws ahead).
 
         A stock card that melds with nothing is thrown back, or kept instead of the loose
-        card whose loss costs least: its hand moves by the deadwood saved.
+        card whose loss costs least: its hand moves by the deadwood saved.  ``early`` is
+        taken off for each draw after which the hand may knock.
         """
         dw = self.dw
         now, here = dw(hand), self.progress(hand)
         cheapest = dw.best_discard(hand)[0]
         total = 0.0
+        limit = self.limit
         for u, p in self.draws:
             if NEAR[u] & hand:
-                total += p * self.progress(self.successor(hand | (1 << u)))
+                nxt = self.successor(hand | (1 << u))
+                v = self.progress(nxt)
+                if early and dw(nxt) <= limit:
+                    v -= early
+                total += p * v
             else:
-                total += p * (here - max(0, now - cheapest - VALUE[u]))
+                saved = max(0, now - cheapest - VALUE[u])
+                total += p * (here - saved - (early if early and now - saved <= limit else 0.0))
         return total
 
     def knock_if_better(self, options: Options) -> dict | None:
@@ -148,7 +180,7 @@ class Hard:
         if value is None:
             if self.has_next_draw():
                 exp, knock, gin = expected_after_draw(self.dw, hand, self.draws, self.limit)
-                value = exp - KNOCK_CHANCE_WORTH * knock - GIN_CHANCE_WORTH * gin
+                value = exp - self.knock_worth * knock - GIN_CHANCE_WORTH * gin
             else:
                 value = float(self.dw(hand))
             self._progress[hand] = value
