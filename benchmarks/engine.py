@@ -12,9 +12,8 @@ import argparse
 import random
 import time
 
-from service.engine import DECK, State, best_defense, best_melds, decide, deadwood, discard_deadwoods, fold, legal_actions
-from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import deal_command, play_match
+from service.engine import DECK, best_defense, best_melds, fold
+from service.engine.simulate import play_greedy_match, play_match
 
 
 def rate(fn, items, seconds: float) -> float:
@@ -28,39 +27,6 @@ def rate(fn, items, seconds: float) -> float:
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             return done / elapsed
-
-
-def greedy_match(rng: random.Random, rules: dict) -> list:
-    """A match between two greedy players (take the pile's top card when it lowers the
-    deadwood, throw the card that leaves the least, knock at once): realistic lengths."""
-    events = decide(State(), {"type": "start_match", "rules": rules})
-    state = fold(events)
-    while not state.finished:
-        if state.phase == AWAITING_DEAL:
-            command = deal_command(rng)
-        else:
-            seat, actions = state.turn, legal_actions(state, state.turn)
-            hand = list(state.hands[seat])
-            enders = [a for a in actions if a["type"] in ("gin", "knock")]
-            if len(actions) == 1:
-                command = actions[0]
-            elif enders:
-                command = enders[0]
-            elif state.phase == "discard":
-                left = discard_deadwoods(hand)
-                allowed = [a["card"] for a in actions if a["type"] == "discard"]
-                command = {"type": "discard", "card": min(allowed, key=left.__getitem__)}
-            elif {"type": "draw", "source": "discard"} in actions and state.discard_pile and min(
-                discard_deadwoods(hand + [state.discard_pile[-1]]).values()
-            ) < deadwood(hand):
-                command = {"type": "draw", "source": "discard"}
-            else:
-                command = next(a for a in actions if a.get("source") == "stock" or a["type"] == "pass")
-            command = {**command, "seat": seat}
-        new = decide(state, command)
-        state = fold(new, state)
-        events += new
-    return events
 
 
 def fold_time(events: list, runs: int = 30) -> float:
@@ -108,7 +74,7 @@ def main() -> None:
     print(f"random-play hands (to 100)       : {hands / elapsed:>12,.0f} /s  (target 1,000; {len(matches)} matches)")
 
     # A long match as people (or bots) play it: the longest of many greedy matches to 100.
-    greedy = [greedy_match(rng, {"preset": presets[i % 4]}) for i in range(args.greedy_matches)]
+    greedy = [play_greedy_match(rng, {"preset": presets[i % 4]}) for i in range(args.greedy_matches)]
     long_match = max(greedy, key=len)
     last = fold(long_match)
     print(

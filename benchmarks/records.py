@@ -20,43 +20,13 @@ import statistics
 import time
 import uuid
 
-from service.engine import State, decide, deadwood, discard_deadwoods, fold, legal_actions
-from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import deal_command
+from service.engine import fold
+from service.engine.simulate import play_greedy_match
 from service.matches import seat_token
 from service.records.records import export_match, import_record
 from service.store import EventStore, connect
 from service.store.database import create_database, drop_database, temporary_server, with_database
 from service.store.migrate import upgrade
-
-
-def greedy_events(rng: random.Random, preset: str) -> list:
-    seats = [{"name": "Ann"}, {"name": "Bob"}]
-    events = decide(State(), {"type": "start_match", "rules": {"preset": preset}, "seats": seats})
-    state = fold(events)
-    while not state.finished:
-        if state.phase == AWAITING_DEAL:
-            command = deal_command(rng)
-        else:
-            seat, actions = state.turn, legal_actions(state, state.turn)
-            hand = list(state.hands[seat])
-            enders = [a for a in actions if a["type"] in ("gin", "knock")]
-            if len(actions) == 1 or enders:
-                command = (enders or actions)[0]
-            elif state.phase == "discard":
-                left = discard_deadwoods(hand)
-                command = min((a for a in actions if a["type"] == "discard"), key=lambda a: left[a["card"]])
-            elif state.discard_pile and {"type": "draw", "source": "discard"} in actions and min(
-                discard_deadwoods(hand + [state.discard_pile[-1]]).values()
-            ) < deadwood(hand):
-                command = {"type": "draw", "source": "discard"}
-            else:
-                command = next(a for a in actions if a.get("source") == "stock" or a["type"] == "pass")
-            command = {**command, "seat": seat}
-        new = decide(state, command)
-        state = fold(new, state)
-        events += new
-    return events
 
 
 @contextlib.contextmanager
@@ -85,7 +55,8 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     presets = ["classic", "short-stock", "upcard-offer", "bonus-20-10"]
-    played = [greedy_events(rng, presets[i % 4]) for i in range(args.matches)]
+    seats = [{"name": "Ann"}, {"name": "Bob"}]
+    played = [play_greedy_match(rng, {"preset": presets[i % 4]}, seats) for i in range(args.matches)]
     sizes = [len(m) for m in played]
     with scratch_databases(2) as (source_url, target_url):
         source, target = EventStore(connect(source_url, max_size=2)), EventStore(connect(target_url, max_size=2))

@@ -13,6 +13,7 @@ from typing import Any
 
 from .cards import DECK
 from .game import AWAITING_DEAL, Event, State, decide, fold, legal_actions
+from .melds import deadwood, discard_deadwoods
 
 
 def shuffled_deck(rng: random.Random) -> list[str]:
@@ -56,3 +57,42 @@ def play_match(
         state = fold(new, state)
         events.extend(new)
     return state, events
+
+
+def greedy_action(state: State) -> dict:
+    """A plain greedy player's command for the seat whose turn it is: end the hand when
+    it may, take the pile's top card when that lowers its deadwood, throw the card that
+    leaves the least deadwood.  Its matches have realistic lengths (benchmarks)."""
+    seat = state.turn
+    actions = legal_actions(state, seat)
+    hand = list(state.hands[seat])
+    enders = [a for a in actions if a["type"] in ("gin", "knock")]
+    if len(actions) == 1 or enders:
+        action = (enders or actions)[0]
+    elif state.phase == "discard":
+        left = discard_deadwoods(hand)
+        action = min((a for a in actions if a["type"] == "discard"), key=lambda a: left[a["card"]])
+    elif (
+        state.discard_pile
+        and {"type": "draw", "source": "discard"} in actions
+        and min(discard_deadwoods(hand + [state.discard_pile[-1]]).values()) < deadwood(hand)
+    ):
+        action = {"type": "draw", "source": "discard"}
+    else:
+        action = next(a for a in actions if a.get("source") == "stock" or a["type"] == "pass")
+    return {**action, "seat": seat}
+
+
+def play_greedy_match(rng: random.Random, rules: Mapping[str, Any] | None = None, seats: list | None = None) -> list[Event]:
+    """Every event of one complete match between two greedy players."""
+    start = {"type": "start_match", "rules": dict(rules or {})}
+    if seats is not None:
+        start["seats"] = seats
+    events = decide(State(), start)
+    state = fold(events)
+    while not state.finished:
+        command = deal_command(rng) if state.phase == AWAITING_DEAL else greedy_action(state)
+        new = decide(state, command)
+        state = fold(new, state)
+        events.extend(new)
+    return events
