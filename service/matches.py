@@ -155,13 +155,22 @@ class MatchService:
         return after, stored
 
     def autoplay(self, match_id: uuid.UUID, state: State, pending: list, start: State | None = None, conn=None):
-        """Deal when a deal is due and play computer turns until a person must act."""
+        """Deal when a deal is due and play computer turns until a person must act.
+
+        ``pending`` are this request's events not yet stored, which follow ``start``
+        (the stored state the request began from; None for a new match)."""
         new: list[Event] = []
+        stored: list[dict] | None = None  # the stored events of start's hand, read once
         while state.phase != MATCH_OVER and len(new) < MAX_EVENTS_PER_REQUEST:
             if state.phase == AWAITING_DEAL:
                 command = deal_command(self.deal_rng)
             elif state.turn is not None and state.seats[state.turn]["kind"] == "computer":
-                command = {**self.computer_action(match_id, state, pending + new, start, conn), "seat": state.turn}
+                base = start.version if start is not None else 0
+                if stored is None:
+                    hand_began = start.hand_start_version if start is not None else 0
+                    stored = [e.to_json() for e in self.store.read(match_id, after=hand_began, conn=conn)] if base else []
+                history = self.hand_history(state, stored, pending + new, base)
+                command = {**self.computer_action(match_id, state, history), "seat": state.turn}
             else:
                 break
             events = decide(state, command)
@@ -169,25 +178,19 @@ class MatchService:
             new += events
         return state, new
 
-    def computer_action(self, match_id, state: State, pending: list, start: State | None, conn=None) -> dict:
+    def computer_action(self, match_id, state: State, history: list[dict]) -> dict:
         seat = state.turn
         info = state.seats[seat]
-        view = view_for(state, seat, match_id)
-        history = self.hand_history(match_id, state, pending, start, seat, conn)
         rng = random.Random(f"{info['seed']}:{state.version}")
-        return bots.choose_action(view, history, info["level"], rng)
+        return bots.choose_action(view_for(state, seat, match_id), history, info["level"], rng)
 
-    def hand_history(self, match_id, state: State, pending: list, start: State | None, seat: int, conn=None) -> list[dict]:
-        """The seat's redacted events of the current hand: stored ones, then this request's."""
+    @staticmethod
+    def hand_history(state: State, stored: list[dict], pending: list, base: int) -> list[dict]:
+        """The turn's seat's redacted events of the current hand: the stored ones (seq up
+        to ``base``), then this request's, numbered on from ``base``."""
         first = state.hand_start_version  # the events after this version belong to the hand
-        stored: list[dict] = []
-        stored_until = start.version if start is not None else 0
-        if stored_until > first:
-            stored = [e.to_json() for e in self.store.read(match_id, after=first, conn=conn)][: stored_until - first]
-        base = max(stored_until, 0)
-        fresh = [
-            {"seq": base + i + 1, "type": e.type, "data": e.data}
-            for i, e in enumerate(pending)
-            if base + i + 1 > first
+        events = [e for e in stored if e["seq"] > first]
+        events += [
+            {"seq": base + i + 1, "type": e.type, "data": e.data} for i, e in enumerate(pending) if base + i + 1 > first
         ]
-        return [redact_event(e, seat) for e in stored + fresh]
+        return [redact_event(e, state.turn) for e in events]

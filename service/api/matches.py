@@ -54,11 +54,15 @@ def query_args(schema) -> dict:
     return schema().load(request.args.to_dict())
 
 
+def match_not_found(match_id) -> Problem:
+    return Problem(404, "match_not_found", f"no match {match_id}")
+
+
 def parse_match_id(raw: str) -> uuid.UUID:
     try:
         return uuid.UUID(raw)
     except ValueError:
-        raise Problem(404, "match_not_found", f"no match {raw!r}") from None
+        raise match_not_found(repr(raw)) from None
 
 
 def etag(version: int) -> str:
@@ -117,7 +121,7 @@ def load_state(conn, match_id: uuid.UUID):
     try:
         return _services().store.load(match_id, conn=conn)
     except MatchNotFound:
-        raise Problem(404, "match_not_found", f"no match {match_id}") from None
+        raise match_not_found(match_id) from None
 
 
 # --- create ------------------------------------------------------------------------
@@ -207,7 +211,7 @@ def _version(conn, mid: uuid.UUID) -> int:
     try:
         return _services().store.summary(mid, conn=conn).version
     except MatchNotFound:
-        raise Problem(404, "match_not_found", f"no match {mid}") from None
+        raise match_not_found(mid) from None
 
 
 @bp.get("/matches/<match_id>/stream")
@@ -354,7 +358,7 @@ def act(match_id: str):
         with store.transaction() as conn:
             services.matches.act(conn, mid, caller.seat, command, expected_version=expected, after_append=remember)
     except MatchNotFound:
-        raise Problem(404, "match_not_found", f"no match {mid}") from None
+        raise match_not_found(mid) from None
     except StaleVersion as exc:
         raise Problem(
             412, "version_mismatch", f"{exc}; reload the match and act on the current version",

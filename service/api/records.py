@@ -17,7 +17,7 @@ from . import schemas as s
 from .auth import Caller, caller_for_match, identify
 from .docs import operation
 from .errors import Problem
-from .matches import PROBLEMS, parse_match_id, with_etag
+from .matches import PROBLEMS, match_not_found, parse_match_id, with_etag
 
 bp = Blueprint("records", __name__)
 
@@ -32,7 +32,7 @@ def _store():
 def _events(conn, mid: uuid.UUID) -> list[dict]:
     events = [stored_event_json(e) for e in _store().read(mid, conn=conn)]
     if not events:
-        raise Problem(404, "match_not_found", f"no match {mid}")
+        raise match_not_found(mid)
     return events
 
 
@@ -79,7 +79,7 @@ def export_one(match_id: str):
         try:
             record, state = export_match(_store(), mid, conn=conn)
         except MatchNotFound:
-            raise Problem(404, "match_not_found", f"no match {mid}") from None
+            raise match_not_found(mid) from None
     if not caller.is_operator and not state.finished:
         raise _seat_may_not_see(caller, "the record of an unfinished match")
     response = with_etag(record, state.version)

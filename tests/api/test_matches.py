@@ -267,3 +267,31 @@ def test_tokens_never_reach_event_data(client, new_match, operator):
     tokens = [s["token"] for s in data["seats"]]
     events = client.get(f"/matches/{data['id']}/events", headers=operator).get_data(as_text=True)
     assert not any(t in events or t.split(".")[-1] in events for t in tokens)
+
+
+def test_the_computer_sees_its_seats_redacted_history_of_the_current_hand(new_match, monkeypatch):
+    from service import bots
+
+    seen = []
+    real = bots.choose_action
+
+    def spy(view, history, level, rng):
+        seen.append((view, history))
+        return real(view, history, level, rng)
+
+    monkeypatch.setattr(bots, "choose_action", spy)
+    _, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}]})
+    me = players[0]
+    for _ in range(3):  # three of Ann's turns, each answered by the computer
+        me.act({"type": "draw", "source": "stock"})
+        view = me.view()
+        if view["phase"] != "discard":
+            break
+        me.act({"type": "discard", "card": min(view["discard_deadwood"], key=view["discard_deadwood"].get)})
+    assert seen
+    for view, history in seen:
+        seqs = [e["seq"] for e in history]
+        assert history[0]["type"] == "hand_dealt" and history[0]["data"]["hand"] == view["hand_number"]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs))) and seqs[-1] == view["version"]
+        assert all("deck" not in e["data"] for e in history)
+        assert all("card" not in e["data"] for e in history if e["type"] == "card_drawn" and e["data"]["seat"] == 0 and e["data"]["source"] == "stock")
