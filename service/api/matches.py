@@ -104,10 +104,10 @@ def event_json(stored, seat: int | None) -> dict:
 
 def view_json(state, caller: Caller, match_id: uuid.UUID) -> dict:
     seat = caller.seat if caller.seat is not None else _operator_seat()
-    view = view_for(state, seat, match_id)
+    body = s.SeatViewSchema().dump(view_for(state, seat, match_id))
     if caller.is_operator:
-        view["hidden"] = {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
-    return s.SeatViewSchema().dump(view) | ({"hidden": view["hidden"]} if caller.is_operator else {})
+        body["hidden"] = {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
+    return body
 
 
 def _operator_seat() -> int:
