@@ -34,6 +34,8 @@ def serve(args: argparse.Namespace) -> int:
     os.environ["DATABASE_URL"] = url
     from gunicorn.app.base import BaseApplication
 
+    # First: it sets PROMETHEUS_MULTIPROC_DIR, which must precede prometheus_client.
+    from service import gunicorn_conf
     from service.api import create_app
 
     class Server(BaseApplication):
@@ -43,6 +45,9 @@ def serve(args: argparse.Namespace) -> int:
             self.cfg.set("worker_class", "gthread")
             self.cfg.set("threads", args.threads)
             self.cfg.set("timeout", 60)
+            self.cfg.set("on_starting", gunicorn_conf.on_starting)  # the workers' metrics, summed
+            self.cfg.set("child_exit", gunicorn_conf.child_exit)
+            self.cfg.set("on_exit", gunicorn_conf.on_exit)
 
         def load(self):
             return create_app()
@@ -63,6 +68,17 @@ def db_upgrade(args: argparse.Namespace) -> int:
 def db_downgrade(args: argparse.Namespace) -> int:
     downgrade(database_url(), args.revision)
     print(f"database downgraded to {args.revision}")
+    return 0
+
+
+def db_purge_idempotency(args: argparse.Namespace) -> int:
+    from datetime import timedelta
+
+    from service.store.idempotency import purge_idempotency_records
+
+    with connect(database_url(), max_size=1) as pool:
+        count = purge_idempotency_records(pool, timedelta(hours=args.older_than_hours))
+    print(f"deleted {count} idempotency records older than {args.older_than_hours:g} hours")
     return 0
 
 
@@ -238,6 +254,11 @@ def build_parser() -> argparse.ArgumentParser:
     command = db.add_parser("downgrade", help="undo migrations down to a revision ('base': all)")
     command.add_argument("revision")
     command.set_defaults(run=db_downgrade)
+    command = db.add_parser(
+        "purge-idempotency", help="delete stored answers to Idempotency-Keys (the service also does it hourly)"
+    )
+    command.add_argument("--older-than-hours", type=float, default=24.0, help="default 24")
+    command.set_defaults(run=db_purge_idempotency)
 
     command = commands.add_parser("openapi", help="print the OpenAPI document of the REST API (YAML)")
     command.set_defaults(run=openapi)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any, NamedTuple
 from uuid import UUID
@@ -34,12 +35,18 @@ from .upcasting import current_version
 # changes what a field means without changing the fields.
 SNAPSHOT_FORMAT = "1-" + hashlib.sha256(",".join(State().__dict__).encode()).hexdigest()[:12]
 
+# The rows of a batch, as ``e (n, type, schema_version, data, recorded_at)``: one event
+# (most appends) as plain parameters, more as parallel arrays.
+ONE_EVENT = """(VALUES (1, %(type)s::text, %(schema_version)s::int, %(data)s::jsonb, %(recorded_at)s::timestamptz))
+    AS e (n, type, schema_version, data, recorded_at)"""
+MANY_EVENTS = """unnest(%(type)s::text[], %(schema_version)s::int[], %(data)s::jsonb[], %(recorded_at)s::timestamptz[])
+    WITH ORDINALITY AS e (type, schema_version, data, recorded_at, n)"""
+
 INSERT_EVENTS = """
     INSERT INTO events (match_id, seq, type, schema_version, data, actor, recorded_at)
-    SELECT %(match_id)s, %(expected)s::int + e.n::int, e.event->>'type',
-           (e.event->>'schema_version')::int, e.event->'data', %(actor)s::text,
-           COALESCE((e.event->>'recorded_at')::timestamptz, statement_timestamp())
-    FROM jsonb_array_elements(%(events)s::jsonb) WITH ORDINALITY AS e (event, n)
+    SELECT %(match_id)s, %(expected)s::int + e.n::int, e.type, e.schema_version, e.data, %(actor)s::text,
+           COALESCE(e.recorded_at, statement_timestamp())
+    FROM {rows}
     -- The key refuses a stale version; this refuses one that is ahead (it would leave
     -- a gap), and refuses to follow an event written by a younger transaction: then
     -- (tx, position), the global order, keeps each match's events in seq order.
@@ -62,12 +69,14 @@ INSERT_SNAPSHOT = """
 
 
 @functools.cache
-def append_sql(summary: str | None, snapshot: bool) -> str:
-    """One statement storing a batch, with its summary change ('insert', 'update' or
-    None) and snapshot if it has them: most actions change neither, and only insert."""
+def append_sql(many: bool, summary: str | None, snapshot: bool) -> str:
+    """One statement storing a batch (of one event or ``many``), with its summary change
+    ('insert', 'update' or None) and snapshot if it has them: most actions are one
+    event that changes neither, and only insert."""
+    insert = INSERT_EVENTS.format(rows=MANY_EVENTS if many else ONE_EVENT)
     if summary is None and not snapshot:
-        return INSERT_EVENTS
-    parts = [f"appended AS ({INSERT_EVENTS})"]
+        return insert
+    parts = [f"appended AS ({insert})"]
     if summary == "insert":
         parts += [
             "created AS (SELECT recorded_at AS created_at FROM appended ORDER BY seq LIMIT 1)",
@@ -124,12 +133,14 @@ class EventStore:
 
     def __init__(self, pool: ConnectionPool):
         self.pool = pool
+        self._checking = threading.Lock()
+        self._checker: threading.Thread | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A unit of work: appends, seat tokens and idempotency records written through
         the connection yielded commit together, or not at all."""
-        with self.pool.connection() as conn, conn.transaction():
+        with self._pooled() as conn, conn.transaction():
             yield conn
 
     @contextmanager
@@ -137,8 +148,34 @@ class EventStore:
         if conn is not None:
             yield conn
         else:
-            with self.pool.connection() as pooled:
+            with self._pooled() as pooled:
                 yield pooled
+
+    @contextmanager
+    def _pooled(self) -> Iterator[psycopg.Connection]:
+        """A connection from the pool.  When the server was restarted, every idle
+        connection in the pool is dead, yet the pool learns it only as each is used and
+        fails.  So the first failure has the pool test all its idle connections at once,
+        in the background, and replace the dead ones: one request fails (the API answers
+        503), not one per pooled connection.  (Testing each connection as it is handed
+        out would cost every request a round trip.)"""
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except psycopg.OperationalError:
+            self._check_pool()
+            raise
+
+    def _check_pool(self) -> None:
+        with self._checking:
+            if self._checker is not None and self._checker.is_alive():
+                return
+            self._checker = threading.Thread(target=self._run_check, name="pool-check", daemon=True)
+            self._checker.start()
+
+    def _run_check(self) -> None:
+        with suppress(Exception):  # the server still down: the next failure checks again
+            self.pool.check()
 
     # --- writing ------------------------------------------------------------------
 
@@ -165,21 +202,22 @@ class EventStore:
         events = [_event(e) for e in events]
         if not events:
             raise ValueError("append needs at least one event")
-        rows_json = [{"type": e.type, "schema_version": current_version(e.type), "data": e.data} for e in events]
-        if recorded_at is not None:
-            if len(recorded_at) != len(events):
-                raise ValueError(f"{len(events)} events but {len(recorded_at)} recorded_at times")
-            for row, time in zip(rows_json, recorded_at, strict=True):
-                row["recorded_at"] = time.isoformat()
-        types = {e.type for e in events}
-        summary = ("insert" if "match_started" in types else "update") if types & SUMMARY_EVENTS else None
-        snapshot = "hand_dealt" in types
+        if recorded_at is not None and len(recorded_at) != len(events):
+            raise ValueError(f"{len(events)} events but {len(recorded_at)} recorded_at times")
+        versions = [current_version(e.type) for e in events]
+        many = len(events) > 1
         params = {
             "match_id": match_id,
             "expected": expected_version,
             "actor": actor,
-            "events": Jsonb(rows_json),
+            "type": [e.type for e in events] if many else events[0].type,
+            "schema_version": versions if many else versions[0],
+            "data": [Jsonb(e.data) for e in events] if many else Jsonb(events[0].data),
+            "recorded_at": (list(recorded_at) if many else recorded_at[0]) if recorded_at is not None else None,
         }
+        types = {e.type for e in events}
+        summary = ("insert" if "match_started" in types else "update") if types & SUMMARY_EVENTS else None
+        snapshot = "hand_dealt" in types
         if summary:
             params.update(summary_changes(events))
         with self._connection(conn) as c:
@@ -188,7 +226,7 @@ class EventStore:
                     state = self._state_after(c, match_id, expected_version, events)
                 params.update(version=state.version, format=SNAPSHOT_FORMAT, state=Jsonb(state.to_json()))
             try:
-                rows = c.execute(append_sql(summary, snapshot), params).fetchall()
+                rows = c.execute(append_sql(many, summary, snapshot), params).fetchall()
             except psycopg.errors.UniqueViolation as exc:
                 raise ConcurrencyError(
                     match_id,
@@ -199,8 +237,8 @@ class EventStore:
                 raise self._refusal(c, match_id, expected_version)
         rows.sort()
         return [
-            StoredEvent(match_id, seq, e.type, current_version(e.type), e.data, actor, time, position)
-            for e, (seq, position, time) in zip(events, rows, strict=True)
+            StoredEvent(match_id, seq, e.type, version, e.data, actor, time, position)
+            for e, version, (seq, position, time) in zip(events, versions, rows, strict=True)
         ]
 
     def _state_after(self, conn, match_id: UUID, expected_version: int, events: list[Event]) -> State:

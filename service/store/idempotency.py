@@ -3,13 +3,17 @@
 Saved in the same transaction as the append the request caused, so a retry either finds
 the answer or finds nothing was done.  Of two identical requests racing, one appends and
 the other fails with ``ConcurrencyError`` (at the append, or here at the key), and on
-retry finds the record.
+retry finds the record.  Records are kept at least ``IDEMPOTENCY_RETENTION`` (24 hours),
+then purged (``gin-rummy db purge-idempotency``, and hourly by the service itself).
 """
 
 from __future__ import annotations
 
+import logging
+import random
+import threading
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -17,6 +21,8 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from .errors import ConcurrencyError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +56,50 @@ def save_idempotency_record(
         raise ConcurrencyError(
             match_id, None, f"a request with idempotency key {key!r} for {scope} in match {match_id} came first"
         ) from exc
+
+
+# How long an answer is kept at least: a client retrying later than this with the same
+# key acts anew.  Records older than this are deleted by ``purge_idempotency_records``.
+IDEMPOTENCY_RETENTION = timedelta(hours=24)
+
+PURGE = """
+DELETE FROM idempotency_keys
+WHERE ctid IN (
+    SELECT ctid FROM idempotency_keys
+    WHERE created_at < statement_timestamp() - %(older_than)s::interval
+    LIMIT %(batch)s
+)
+"""
+
+
+def purge_idempotency_records(pool, older_than: timedelta = IDEMPOTENCY_RETENTION, batch: int = 5000) -> int:
+    """Delete the records older than ``older_than``, ``batch`` rows a transaction (short
+    transactions: appends saving new records never wait long); returns how many."""
+    deleted = 0
+    while True:
+        with pool.connection() as conn:
+            count = conn.execute(PURGE, {"older_than": older_than, "batch": batch}).rowcount
+        deleted += count
+        if count < batch:
+            return deleted
+
+
+def purge_periodically(pool, every: float = 3600.0, older_than: timedelta = IDEMPOTENCY_RETENTION) -> threading.Event:
+    """Purge in a daemon thread every ``every`` seconds, the first time after a random
+    part of that (so that replicas started together spread out); set the returned event
+    to stop.  A failed purge (the database down) is logged and tried again next time."""
+    stop = threading.Event()
+
+    def run() -> None:
+        wait = random.uniform(0, every)
+        while not stop.wait(wait):
+            wait = every
+            try:
+                deleted = purge_idempotency_records(pool, older_than)
+            except psycopg.Error as exc:
+                log.warning("idempotency purge failed: %s", type(exc).__name__)
+            else:
+                log.info("idempotency purge deleted %d records", deleted)
+
+    threading.Thread(target=run, name="idempotency-purge", daemon=True).start()
+    return stop

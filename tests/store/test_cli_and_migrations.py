@@ -65,7 +65,7 @@ def test_downgrading_below_0004_fills_the_summary_version_from_the_events(fresh_
     upgrade(fresh_database_url)
 
 
-def test_the_cli_upgrades_the_database_of_database_url_and_rebuilds_projections(
+def test_the_cli_upgrades_the_database_of_database_url_rebuilds_projections_and_purges(
     fresh_database_url, monkeypatch, capsys
 ):
     monkeypatch.setenv("DATABASE_URL", fresh_database_url)
@@ -75,9 +75,12 @@ def test_the_cli_upgrades_the_database_of_database_url_and_rebuilds_projections(
     with connect(fresh_database_url, max_size=1) as pool:
         EventStore(pool).append(uuid.uuid4(), 0, MatchFactory.build(until=lambda state: True).events)
     assert cli.main(["projections", "rebuild"]) == 0
+    assert cli.main(["db", "purge-idempotency"]) == 0
     assert cli.main(["db", "downgrade", "base"]) == 0
     assert tables(fresh_database_url) == set()
-    assert "rebuilt the read models of 1 matches" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "rebuilt the read models of 1 matches" in out
+    assert "deleted 0 idempotency records older than 24 hours" in out
 
 
 def test_the_cli_prints_the_openapi_document_without_a_database(monkeypatch, capsys):

@@ -85,3 +85,23 @@ def test_a_crash_of_the_database_server_loses_no_acknowledged_append(own_server)
             # An append in flight at the crash may have committed without its answer.
             assert stored == list(range(1, len(stored) + 1))
             assert len(stored) >= version
+
+
+def test_after_a_restart_the_first_failure_renews_every_pooled_connection(own_server):
+    create_database(own_server.get_uri(), "restart")
+    url = own_server.get_uri("restart")
+    upgrade(url)
+    with connect(url, min_size=4, max_size=4) as pool:
+        pool.wait()
+        store = EventStore(pool)
+        crash(own_server)
+        start(own_server)
+        # All four pooled connections are dead now; the first use finds out.
+        with pytest.raises(psycopg.OperationalError):
+            store.summaries()
+        if store._checker is not None:  # the check runs in the background
+            store._checker.join(timeout=30)
+        # The pool hands connections out in turn: without the check, three more calls
+        # would fail on the three other dead connections.
+        for _ in range(8):
+            assert store.summaries() == []
