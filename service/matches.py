@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,6 +39,20 @@ class StaleVersion(Exception):
         super().__init__(f"the match is at version {current}, not {expected}")
         self.expected = expected
         self.current = current
+
+
+class MatchHooks:
+    """What the service reports as it plays, for metrics; this default reports nothing.
+
+    Called after the fact and must not fail: ``action_applied`` once per action in
+    a successful append (``by`` is "person" or "computer"), ``bot_decided`` once per
+    move the computer chooses, with the seconds it took."""
+
+    def action_applied(self, action_type: str, by: str) -> None:
+        pass
+
+    def bot_decided(self, level: str, seconds: float) -> None:
+        pass
 
 
 @dataclass
@@ -85,10 +100,11 @@ def view_for(state: State, seat: int, match_id: uuid.UUID) -> dict:
 
 
 class MatchService:
-    def __init__(self, store: EventStore, deal_rng: random.Random | None = None):
+    def __init__(self, store: EventStore, deal_rng: random.Random | None = None, hooks: MatchHooks | None = None):
         self.store = store
         # The OS generator by default: deals must not be predictable from earlier ones.
         self.deal_rng = deal_rng or random.SystemRandom()
+        self.hooks = hooks or MatchHooks()
 
     # --- creating ---------------------------------------------------------------
 
@@ -115,11 +131,13 @@ class MatchService:
         tokens = {seat: seat_token(match_id) for seat in tokens}
         events = decide(State(), command)
         state = fold(events)
-        state, more = self.autoplay(match_id, state, [])
+        moves: list[str] = []
+        state, more = self.autoplay(match_id, state, [], moves=moves)
         events += more
         with self.store.transaction() as conn:
             self.store.append(match_id, 0, events, actor="system", state=state, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+        self._report(moves)
         return Created(match_id, state, events, tokens)
 
     # --- acting -----------------------------------------------------------------
@@ -147,18 +165,24 @@ class MatchService:
             raise StaleVersion(expected_version, state.version)
         events = decide(state, {**command, "seat": seat})
         after = fold(events, state)
-        after, more = self.autoplay(match_id, after, events, start=state, conn=conn)
+        moves: list[str] = []
+        after, more = self.autoplay(match_id, after, events, start=state, conn=conn, moves=moves)
         events += more
         stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
+        self._report(moves, command["type"])
         if after_append is not None:
             after_append(conn, after, stored)
         return after, stored
 
-    def autoplay(self, match_id: uuid.UUID, state: State, pending: list, start: State | None = None, conn=None):
+    def autoplay(
+        self, match_id: uuid.UUID, state: State, pending: list, start: State | None = None, conn=None,
+        moves: list[str] | None = None,
+    ):
         """Deal when a deal is due and play computer turns until a person must act.
 
         ``pending`` are this request's events not yet stored, which follow ``start``
-        (the stored state the request began from; None for a new match)."""
+        (the stored state the request began from; None for a new match).  The type of
+        each computer move is added to ``moves``, for the hooks once it is stored."""
         new: list[Event] = []
         stored: list[dict] | None = None  # the stored events of start's hand, read once
         while state.phase != MATCH_OVER and len(new) < MAX_EVENTS_PER_REQUEST:
@@ -171,6 +195,8 @@ class MatchService:
                     stored = [e.to_json() for e in self.store.read(match_id, after=hand_began, conn=conn)] if base else []
                 history = self.hand_history(state, stored, pending + new, base)
                 command = {**self.computer_action(match_id, state, history), "seat": state.turn}
+                if moves is not None:
+                    moves.append(command["type"])
             else:
                 break
             events = decide(state, command)
@@ -182,7 +208,16 @@ class MatchService:
         seat = state.turn
         info = state.seats[seat]
         rng = random.Random(f"{info['seed']}:{state.version}")
-        return bots.choose_action(view_for(state, seat, match_id), history, info["level"], rng)
+        started = time.perf_counter()
+        action = bots.choose_action(view_for(state, seat, match_id), history, info["level"], rng)
+        self.hooks.bot_decided(info["level"], time.perf_counter() - started)
+        return action
+
+    def _report(self, computer_moves: list[str], person_move: str | None = None) -> None:
+        if person_move is not None:
+            self.hooks.action_applied(person_move, "person")
+        for move in computer_moves:
+            self.hooks.action_applied(move, "computer")
 
     @staticmethod
     def hand_history(state: State, stored: list[dict], pending: list, base: int) -> list[dict]:

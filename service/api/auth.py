@@ -1,12 +1,14 @@
 """Who is calling: a seat (by its bearer token) or the operator (token from configuration).
 
-A seat token names its match and is checked by the hash stored for that match; the
-operator token is compared in constant time.  A seat token never acts for the other
-seat, and never reads another match.
+A seat token names its match and is checked by the hash stored for that match (the
+database looks the hash up: no comparison in Python sees the token); the operator token
+is compared in constant time, as hashes, so not even its length shows in the timing.
+A seat token never acts for the other seat, and never reads another match.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import uuid
 from dataclasses import dataclass
@@ -52,6 +54,10 @@ def bearer_token() -> str:
     return token.strip()
 
 
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
 def _invalid() -> Problem:
     return Problem(
         401, "invalid_token", "the token is not valid",
@@ -63,7 +69,7 @@ def identify(conn) -> Caller:
     """The caller of this request, or 401."""
     token = bearer_token()
     operator = current_app.config.get("OPERATOR_TOKEN")
-    if operator and hmac.compare_digest(token.encode(), operator.encode()):
+    if operator and hmac.compare_digest(_digest(token), _digest(operator)):
         return Caller(OPERATOR)
     match_id = match_of_token(token)
     if match_id is None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 
+import flask
 import psycopg
-from flask import Flask, Response, g, json
+from flask import Flask, Response, g, has_request_context, json, request
 from marshmallow import ValidationError
 from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
+from werkzeug.wsgi import LimitedStream
 
 from service.engine import CommandError, IllegalMoveError
 
@@ -93,7 +95,26 @@ HTTP_CODES = {
 }
 
 
+class Request(flask.Request):
+    """A request whose body limit (``MAX_CONTENT_LENGTH``, or the view's own) holds for
+    streamed bodies too.
+
+    A body with a Content-Length over the limit is refused before it is read.  A
+    chunked one has no length: werkzeug reads it up to the limit and stops there, so
+    an oversize body would be cut short silently (and then judged as malformed JSON).
+    Here, a body read to the limit is probed for one more byte, which raises 413."""
+
+    def get_data(self, cache: bool = True, as_text: bool = False, parse_form_data: bool = False):
+        data = super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)
+        stream = self.stream
+        if self.content_length is None and isinstance(stream, LimitedStream) and stream.is_exhausted:
+            stream.read(1)  # RequestEntityTooLarge when more is waiting
+        return data
+
+
 def problem_response(problem: Problem) -> Response:
+    if has_request_context():
+        g.problem_code = problem.code  # for the metrics of conflicts
     response = Response(json.dumps(problem.body()), status=problem.status, mimetype=PROBLEM_JSON)
     for key, value in problem.headers.items():
         response.headers[key] = value
@@ -127,7 +148,10 @@ def register_error_handlers(app: Flask) -> None:
     def _http(err: HTTPException):
         status = err.code or 500
         code = HTTP_CODES.get(status, "http_error")
-        problem = Problem(status, code, err.description or TITLES.get(status, "error"))
+        detail = err.description or TITLES.get(status, "error")
+        if status == 413 and request.max_content_length:
+            detail = f"the request body is larger than this endpoint's limit of {request.max_content_length} bytes"
+        problem = Problem(status, code, detail)
         allowed = getattr(err, "valid_methods", None)
         if status == 405 and allowed:
             problem.headers["Allow"] = ", ".join(allowed)

@@ -27,11 +27,20 @@ IF_MATCH = {
     "schema": {"type": "string"},
     "description": 'The version the client acted on (its ETag, e.g. "12"); a stale one gets 412.',
 }
+LAST_EVENT_ID = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    "description": "The id (seq) of the last event received: the stream resumes after it (instead of `after`).",
+}
 IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
-    "schema": {"type": "string", "maxLength": 200},
-    "description": "Any unique string per intended action; a retry with the same key returns the first answer.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+    "description": (
+        "Any unique string of printable characters per intended action; a retry with the same key returns the "
+        "first answer."
+    ),
 }
 
 
@@ -39,12 +48,52 @@ def _services():
     return current_app.extensions["gin_rummy"]
 
 
-def json_body(schema) -> dict:
+def request_json(what: str = "the body"):
+    """The request's JSON document: 415 when it is not JSON, 400 when it cannot be read,
+    422 when it holds text the database cannot store."""
     if not request.is_json:
-        raise Problem(415, "unsupported_media_type", "send the body as application/json")
-    data = request.get_json(silent=True)
+        raise Problem(415, "unsupported_media_type", f"send {what} as application/json")
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:
+        raise Problem(400, "malformed_json", f"{what} is nested too deeply") from None
     if data is None:
-        raise Problem(400, "malformed_json", "the body is not valid JSON")
+        raise Problem(400, "malformed_json", f"{what} is not valid JSON")
+    if not storable(data):
+        raise Problem(
+            422, "invalid_request",
+            f"{what} holds a NUL character or an unpaired surrogate (\\u0000, \\ud800...): text cannot contain them",
+        )
+    return data
+
+
+def storable(document) -> bool:
+    """Whether every string of a JSON document (keys too) can be stored in PostgreSQL text
+    and jsonb: no NUL character, and valid UTF-8 (no unpaired surrogate)."""
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if "\x00" in value or not _utf8(value):
+                return False
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return True
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def json_body(schema) -> dict:
+    data = request_json()
     if not isinstance(data, dict):
         raise Problem(422, "invalid_request", "the body must be a JSON object")
     return schema().load(data)
@@ -69,6 +118,11 @@ def etag(version: int) -> str:
     return f'"{version}"'
 
 
+def is_number(text: str) -> bool:
+    """Only 0-9: str.isdigit() also accepts digits int() refuses, such as "²"."""
+    return text.isascii() and text.isdigit()
+
+
 def parse_if_match(value: str | None) -> int | None:
     if value is None:
         return None
@@ -76,7 +130,7 @@ def parse_if_match(value: str | None) -> int | None:
     if raw.startswith("W/"):
         raw = raw[2:]
     raw = raw.strip('"')
-    if not raw.isdigit():
+    if not is_number(raw):
         raise Problem(400, "invalid_if_match", f'If-Match must be a version ETag such as "12", got {value!r}')
     return int(raw)
 
@@ -171,6 +225,7 @@ def create_match():
 @operation(
     summary="The caller's view of a match",
     tags=["matches"],
+    query=s.ViewQuerySchema,
     responses={200: s.SeatViewSchema, 304: "Not modified (If-None-Match matched the version)", **PROBLEMS},
     description=(
         "A seat sees its own view with its legal actions. The operator sees seat 0's view "
@@ -218,7 +273,12 @@ def _version(conn, mid: uuid.UUID) -> int:
 @operation(
     summary="Live events as Server-Sent Events",
     tags=["matches"],
-    responses={200: "text/event-stream: one `event:` per match event (id = seq, data = the event JSON)", **PROBLEMS},
+    query=s.StreamQuerySchema,
+    headers=[LAST_EVENT_ID],
+    responses={
+        200: s.ServerSentEvents(s.EventSchema, "text/event-stream: one `event:` per match event (id = seq, data = the event JSON)"),
+        **PROBLEMS,
+    },
     content_type="text/event-stream",
     description=(
         "Sends the events after `after` (or the Last-Event-ID header), then each new one as it is stored. "
@@ -229,19 +289,20 @@ def _version(conn, mid: uuid.UUID) -> int:
 )
 def stream(match_id: str):
     mid = parse_match_id(match_id)
-    last = request.headers.get("Last-Event-ID") or request.args.get("after", "0")
-    wait = request.args.get("wait", "30")
-    if not last.isdigit() or not wait.isdigit() or not 0 <= int(wait) <= 300:
-        raise Problem(422, "invalid_request", "after must be a version and wait 0 to 300 seconds")
+    args = query_args(s.StreamQuerySchema)
+    last = request.headers.get("Last-Event-ID") or None
+    if last is not None and not is_number(last):
+        raise Problem(422, "invalid_request", "Last-Event-ID must be an event id (seq)", errors={"Last-Event-ID": ["not an event id"]})
+    after, wait = int(last) if last is not None else args["after"], args["wait"]
     store = _services().store
     with store.transaction() as conn:
         caller = caller_for_match(conn, mid)
         _version(conn, mid)
     poll = current_app.config["STREAM_POLL_SECONDS"]
-    deadline = time.monotonic() + int(wait)
+    deadline = time.monotonic() + wait
 
     def generate():
-        after = int(last)
+        nonlocal after
         yield "retry: 1000\n\n"
         while True:
             events = store.read(mid, after=after)
@@ -290,7 +351,7 @@ def list_matches():
 def _cursor_offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or len(cursor) > 9:
+    if not is_number(cursor) or len(cursor) > 9:
         raise Problem(422, "invalid_request", "cursor must be a next_cursor from a previous page", errors={"cursor": ["invalid"]})
     return int(cursor)
 
@@ -333,8 +394,8 @@ def act(match_id: str):
     command = json_body(s.ActionSchema)
     expected = parse_if_match(request.headers.get("If-Match"))
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 200:
-        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 characters")
+    if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
+        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 printable characters")
     services = _services()
     store = services.store
     fingerprint = hashlib.sha256(json.dumps([command, expected], sort_keys=True).encode()).hexdigest()

@@ -1,4 +1,10 @@
-"""Health, the OpenAPI document, its browsable page, and the rules presets."""
+"""Health, the OpenAPI document, its browsable page, and the rules presets.
+
+Two health checks, for two questions: ``/health/live`` (liveness: the process answers;
+never touches the database, so a database outage does not get healthy processes
+restarted) and ``/health`` (readiness: the database answers too; a load balancer sends
+no traffic to an instance that says 503).  Neither is rate limited.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,10 @@ bp = Blueprint("meta", __name__)
     tags=["service"],
     responses={200: s.HealthSchema, 503: s.HealthSchema},
     auth=False,
+    description=(
+        "For readiness probes and load balancers: 200 when the database answers a query, else 503 "
+        '(`{"status": "unavailable"}`, with Retry-After). Not rate limited.'
+    ),
 )
 def health():
     store = current_app.extensions["gin_rummy"].store
@@ -42,6 +52,10 @@ def health():
     tags=["service"],
     responses={200: s.HealthSchema},
     auth=False,
+    description=(
+        "For liveness probes: 200 whenever the process can answer; the database is not consulted, so an "
+        "outage of the database (see /health) does not get the process restarted. Not rate limited."
+    ),
 )
 def live():
     return jsonify({"status": "ok", "database": "not checked"})

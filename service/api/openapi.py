@@ -55,7 +55,21 @@ def build_spec(app: Flask) -> APISpec:
         for method in methods:
             operations[method.lower()] = _operation(rule, meta)
         spec.path(path=_path(rule.rule), operations=operations)
+    # An event stream's items are referred to by name (see _response).
+    for what in _stream_items(app):
+        name = what.__name__.removesuffix("Schema")
+        if name not in spec.components.schemas:
+            spec.components.schema(name, schema=what)
     return spec
+
+
+def _stream_items(app: Flask) -> list:
+    return [
+        what.item
+        for view in app.view_functions.values()
+        for what in getattr(view, "__openapi__", {}).get("responses", {}).values()
+        if isinstance(what, s.ServerSentEvents)
+    ]
 
 
 def _operation(rule, meta: dict) -> dict:
@@ -77,7 +91,19 @@ def _operation(rule, meta: dict) -> dict:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": _schema(meta["body"])}}}
     if meta["auth"]:
         op["security"] = [{"bearer": []}]
-    for status, what in meta["responses"].items():
+    responses = dict(meta["responses"])
+    # The errors every request of a kind may meet, answered before the view runs its own checks.
+    if meta["body"] is not None:
+        responses.setdefault(400, s.ProblemSchema)  # malformed JSON
+        responses.setdefault(415, s.ProblemSchema)  # not application/json
+        responses.setdefault(422, s.ProblemSchema)  # not a valid body
+    if meta["query"] is not None:
+        responses.setdefault(422, s.ProblemSchema)  # invalid query parameters
+    if any(header.get("in") == "header" for header in meta["headers"]):
+        responses.setdefault(400 if meta["body"] is not None else 422, s.ProblemSchema)
+    if meta["auth"]:
+        responses.setdefault(401, s.ProblemSchema)
+    for status, what in responses.items():
         op["responses"][str(status)] = _response(status, what, meta["content_type"])
     op["responses"].setdefault(
         "default", {"description": "Any other error", "content": {"application/problem+json": {"schema": "Problem"}}}
@@ -92,12 +118,31 @@ def _path_schema(rule, arg: str) -> dict:
 
 
 def _response(status: int, what, content_type: str) -> dict:
+    if isinstance(what, s.ServerSentEvents):
+        # Each event, as Schemathesis and OpenAPI 3.2 (itemSchema) read an event stream:
+        # its data is one JSON document of the item schema.
+        event = {
+            "type": "object",
+            "required": ["data"],
+            "properties": {
+                "event": {"type": "string"},
+                "id": {"type": "string"},
+                "retry": {"type": "integer"},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": f"#/components/schemas/{what.item.__name__.removesuffix('Schema')}"},
+                },
+            },
+        }
+        return {"description": what.description, "content": {content_type: {"schema": event}}}
     if isinstance(what, str):
         response = {"description": what}
-        if status < 300 and content_type != "application/json":
-            response["content"] = {content_type: {"schema": {"type": "string"}}}
-        elif status < 300:
-            response["content"] = {"application/json": {"schema": {"type": "object"}}}
+        if status < 300 and status != 204 and status != 304:
+            # A JSON document (application/json, application/schema+json...) is an object;
+            # anything else (HTML, an event stream, NDJSON) is text.
+            json_like = content_type == "application/json" or content_type.endswith("+json")
+            response["content"] = {content_type: {"schema": {"type": "object" if json_like else "string"}}}
         return response
     name = what.__name__.removesuffix("Schema")
     if what is s.ProblemSchema:
@@ -112,7 +157,24 @@ def _schema(what):
 
 
 def spec_dict(app: Flask) -> dict:
-    return build_spec(app).to_dict()
+    document = build_spec(app).to_dict()
+    _one_schema_per_action(document["components"]["schemas"])
+    return document
+
+
+def _one_schema_per_action(schemas: dict) -> None:
+    """An action's fields depend on its type (``ActionSchema`` checks them in code): the
+    document says so with one schema per type, so a body it accepts the service accepts."""
+    action = schemas["Action"]
+    variants = []
+    for kind, allowed in s.ACTION_FIELDS.items():
+        required = ["type", *sorted(s.REQUIRED_FIELDS.get(kind, ()))]
+        properties = {"type": {"const": kind}}
+        properties.update({name: action["properties"][name] for name in action["properties"] if name in allowed})
+        variants.append(
+            {"title": kind, "type": "object", "properties": properties, "required": required, "additionalProperties": False}
+        )
+    schemas["Action"] = {"description": (s.ActionSchema.__doc__ or "").strip(), "oneOf": variants}
 
 
 def spec_yaml(app: Flask) -> str:

@@ -17,7 +17,7 @@ from . import schemas as s
 from .auth import Caller, caller_for_match, identify
 from .docs import operation
 from .errors import Problem
-from .matches import PROBLEMS, match_not_found, parse_match_id, with_etag
+from .matches import PROBLEMS, match_not_found, parse_match_id, request_json, with_etag
 
 bp = Blueprint("records", __name__)
 
@@ -115,22 +115,19 @@ def export_many():
     summary="Import a match record",
     tags=["records"],
     body=s.MatchRecordSchema,
-    responses={201: s.ImportResultSchema, 200: s.ImportResultSchema, 422: s.ProblemSchema},
+    responses={201: s.ImportResultSchema, 200: s.ImportResultSchema, 409: s.ProblemSchema, 422: s.ProblemSchema},
     auth=False,
     description=(
         "The record is checked against its JSON Schema, then every event is replayed through the rules; the first "
         "that does not follow is refused with 422 naming its `index` and the `rule` broken. A valid record becomes a "
         "match with the same id (201, with a token per human seat so an unfinished match can be continued). "
-        "Importing the same record again answers 200 with the existing match and no tokens."
+        "Importing the same record again answers 200 with the existing match and no tokens; a different record "
+        "with the id of a match already here, 409 `match_exists`."
     ),
 )
 def import_one():
     request.max_content_length = MAX_RECORD_BYTES
-    if not request.is_json:
-        raise Problem(415, "unsupported_media_type", "send the record as application/json")
-    record = request.get_json(silent=True)
-    if record is None:
-        raise Problem(400, "malformed_json", "the body is not valid JSON")
+    record = request_json("the record")
     try:
         imported = import_record(_store(), record, seat_token)
     except RecordError as exc:
@@ -229,6 +226,12 @@ def audit_match(match_id: str):
 
 
 @bp.get("/match-record.schema.json")
-@operation(summary="The JSON Schema of match records", tags=["records"], responses={200: "The JSON Schema"}, auth=False)
+@operation(
+    summary="The JSON Schema of match records",
+    tags=["records"],
+    responses={200: "The JSON Schema"},
+    auth=False,
+    content_type="application/schema+json",
+)
 def record_schema_json():
     return Response(schema_text(), mimetype="application/schema+json")

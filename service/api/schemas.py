@@ -187,6 +187,11 @@ class OpponentSchema(Schema):
     )
 
 
+class HiddenCardsSchema(Schema):
+    hands = fields.List(Cards(), required=True, metadata={"description": "Both seats' hands."})
+    stock = Cards(required=True, metadata={"description": "The stock, top first."})
+
+
 class SeatViewSchema(Schema):
     match_id = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
@@ -223,6 +228,9 @@ class SeatViewSchema(Schema):
     knock = fields.Nested(KnockSchema, allow_none=True, required=True, metadata={"description": "The knock being answered (defense phase)."})
     last_hand = fields.Nested(HandResultSchema, allow_none=True, required=True)
     legal_actions = fields.List(fields.Nested(ActionSchema), required=True)
+    hidden = fields.Nested(
+        HiddenCardsSchema, metadata={"description": "Operator only: the cards no seat sees (both hands, the stock)."}
+    )
 
 
 class MatchCreatedSchema(Schema):
@@ -254,6 +262,35 @@ class EventsPageSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
+class ViewQuerySchema(Base):
+    seat = fields.Integer(
+        validate=validate.OneOf([0, 1]),
+        metadata={"description": "Operator only: whose view to show (default 0). Ignored for a seat token."},
+    )
+
+
+class StreamQuerySchema(Base):
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(0),
+        metadata={"description": "Send the events with seq greater than this (the Last-Event-ID header wins)."},
+    )
+    wait = fields.Integer(
+        load_default=30,
+        validate=validate.Range(0, 300),
+        metadata={"description": "Close the stream after this many seconds (it also closes when the match ends)."},
+    )
+
+
+class ServerSentEvents:
+    """A ``text/event-stream`` answer whose every event carries one JSON document of ``item``
+    as its data (the event name is the item's type, its id the item's seq)."""
+
+    def __init__(self, item: type[Schema], description: str):
+        self.item = item
+        self.description = description
+
+
 class EventsQuerySchema(Base):
     after = fields.Integer(load_default=0, validate=validate.Range(0), metadata={"description": "Return events with seq greater than this."})
 
@@ -273,7 +310,11 @@ class MatchSummarySchema(Schema):
 
 class MatchListQuerySchema(Base):
     status = fields.String(validate=validate.OneOf(["active", "finished"]))
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(1, 100),
+        metadata={"description": "Page size, 1 to 100 (default 20); a larger one is refused with 422."},
+    )
     cursor = fields.String(metadata={"description": "The next_cursor of the previous page."})
 
 
@@ -290,6 +331,8 @@ class ProblemSchema(Schema):
     detail = fields.String(required=True, metadata={"description": "What went wrong, for people."})
     rule = fields.String(metadata={"description": "The game rule broken (illegal moves), e.g. no_return."})
     errors = fields.Dict(metadata={"description": "Field name -> messages (invalid requests)."})
+    current_version = fields.Integer(metadata={"description": "The match's version now (412 version_mismatch)."})
+    index = fields.Integer(metadata={"description": "The record's first event that does not follow (refused imports)."})
 
 
 class PresetSchema(Schema):

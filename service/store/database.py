@@ -26,6 +26,11 @@ from psycopg_pool import ConnectionPool
 APP_NAME = "gin-rummy"
 EMBEDDED_DATABASE = "gin_rummy"
 
+#: Seconds a request waits for a pooled connection (see :func:`connect`).
+POOL_TIMEOUT = 2.0
+#: Seconds the pool keeps retrying one lost connection before it starts afresh.
+RECONNECT_TIMEOUT = 10.0
+
 
 def data_dir() -> Path:
     """The folder for the embedded server's data: ``GIN_RUMMY_DATA_DIR`` or the user's data folder."""
@@ -122,7 +127,16 @@ def connect(url: str | None = None, *, min_size: int = 1, max_size: int = 10, **
 
     Connections are in autocommit mode: a single statement is its own transaction, and
     the store opens explicit transactions (``EventStore.transaction``) where it needs more.
+
+    While the server cannot be reached, a request waits at most ``timeout`` seconds
+    for a connection (psycopg_pool's default, 30 s, would hold every request that
+    long before its 503), and the pool gives up a reconnection attempt after
+    ``reconnect_timeout`` seconds, so that its back-off between attempts (doubling
+    from 1 s) never grows long: the next request starts a fresh attempt, and the
+    service is back within seconds of the server.
     """
+    kwargs.setdefault("timeout", POOL_TIMEOUT)
+    kwargs.setdefault("reconnect_timeout", RECONNECT_TIMEOUT)
     return ConnectionPool(
         url or database_url(),
         min_size=min_size,

@@ -1,0 +1,521 @@
+"""HTTP load on loopback: the service under gunicorn beside a bare INSERT-per-request app.
+
+    python benchmarks/load.py [--seconds 6] [--clients 1,4,16] [--workers 2] [--threads 8]
+                              [--database-url URL] [--level medium] [--rate-limits]
+
+Three kinds of load, each at every client count (1, 4 and 16 concurrent clients):
+
+- two people: each client drives its own matches (``--matches-per-client``, default 2,
+  taken in turn) for both seats: GET the view of the seat to play, POST one of its
+  ``legal_actions`` with If-Match and an Idempotency-Key, and so on until the match
+  ends (then it creates another) or the time is up;
+- against the computer: the same with one human seat; the computer answers within the
+  same request;
+- baseline: a bare Flask app (``benchmarks/load_baseline.py``) whose one endpoint does
+  one INSERT per request, under the same gunicorn settings (``service.gunicorn_conf``)
+  and the same worker and thread counts, measured in the same run.
+
+Each figure: actions per second (successful POSTs of an action; the baseline has none),
+requests per second (everything sent, creations included), p50/p95/p99 latency of a
+request in ms, and errors (any answer >= 400, no answer, or one the client could not use).  Targets: the two-people
+load answers at least 50% of the baseline's requests per second, with p99 under 50 ms
+at 16 clients and no error.  Both servers run the whole time; the loads take turns
+(``--rounds`` rounds, the order rotating), so slow drifts of a shared machine hit all.
+
+Clients are threads with keep-alive ``http.client`` connections, in processes of their
+own (``--client-processes``, default 2) apart from the servers.  The database is a
+scratch one made (and dropped) on the server of ``--database-url`` / ``DATABASE_URL``,
+else on postgresql://postgres@127.0.0.1:5432/test when it answers, else on an embedded
+server in a temporary directory.  The rate limits are turned off unless ``--rate-limits``
+(every client shares one address, which the per-address limit would count as one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCAL_SERVER = "postgresql://postgres@127.0.0.1:5432/test"
+KINDS = ("baseline", "people", "computer")
+TITLES = {"baseline": "baseline INSERT", "people": "two people", "computer": "vs computer"}
+TARGET_SHARE = 0.5
+TARGET_P99_MS = 50.0
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+# --- clients (in their own processes) ------------------------------------------------
+
+
+@dataclass
+class Tally:
+    actions: int = 0
+    requests: int = 0
+    errors: dict = field(default_factory=dict)  # status (0: no answer) -> count
+    latencies: list = field(default_factory=list)  # ms, one per request
+    by_request: dict = field(default_factory=dict)  # "GET view" ... -> its latencies
+    seconds: float = 0.0
+
+    def add(self, other: Tally) -> None:
+        self.actions += other.actions
+        self.requests += other.requests
+        for status, n in other.errors.items():
+            self.errors[status] = self.errors.get(status, 0) + n
+        self.latencies.extend(other.latencies)
+        for name, values in other.by_request.items():
+            self.by_request.setdefault(name, []).extend(values)
+
+
+class Client:
+    """One keep-alive connection; every request timed and tallied."""
+
+    def __init__(self, port: int, tally: Tally):
+        self.port, self.tally = port, tally
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def send(self, name: str, method: str, path: str, body: dict | None = None, headers: dict | None = None):
+        """(status, JSON body or None); one retry on a connection the server closed.
+        ``name`` is what the request does ("GET view"), for the latencies by request."""
+        data = None if body is None else json.dumps(body).encode()
+        for attempt in (1, 2):
+            started = time.perf_counter()
+            try:
+                self.conn.request(method, path, body=data, headers={**JSON_HEADERS, **(headers or {})})
+                response = self.conn.getresponse()
+                raw = response.read()
+            except (OSError, http.client.HTTPException):
+                self.conn.close()
+                if attempt == 1:
+                    continue  # an idle keep-alive connection closed by the server: safe to resend
+                self._count(name, 0, started)
+                return 0, None
+            self._count(name, response.status, started)
+            try:
+                return response.status, json.loads(raw) if raw else None
+            except ValueError:
+                return response.status, None
+        raise AssertionError("unreachable")
+
+    def _count(self, name: str, status: int, started: float) -> None:
+        ms = (time.perf_counter() - started) * 1000
+        self.tally.latencies.append(ms)
+        self.tally.by_request.setdefault(name, []).append(ms)
+        self.tally.requests += 1
+        if status == 0 or status >= 400:
+            self.tally.errors[status] = self.tally.errors.get(status, 0) + 1
+
+
+def greedy(view: dict) -> dict:
+    """Knock or gin when allowed, else the discard that leaves the least deadwood, else draw from the stock."""
+    actions = view["legal_actions"]
+    for action in actions:
+        if action["type"] in ("gin", "knock"):
+            return action
+    discards = [a for a in actions if a["type"] == "discard"]
+    if discards:
+        return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])
+    return next((a for a in actions if a.get("source") == "stock"), actions[0])
+
+
+class Player:
+    """Drives matches through the API, one step (GET the view, POST an action) at a time."""
+
+    def __init__(self, client: Client, kind: str, level: str, matches: int):
+        self.client, self.kind, self.level = client, kind, level
+        self.matches = [self.new_match() for _ in range(matches)]
+        self.turn = 0
+
+    def new_match(self) -> dict | None:
+        seats = [{"name": "Ann"}, {"name": "Bob"}] if self.kind == "people" else [
+            {"name": "Ann"}, {"kind": "computer", "level": self.level}
+        ]
+        status, body = self.client.send("POST create", "POST", "/matches", {"seats": seats})
+        if status != 201:
+            return None
+        tokens = {s["seat"]: s["token"] for s in body["seats"] if s["token"]}
+        return {"id": body["id"], "tokens": tokens, "seat": min(tokens)}
+
+    def step(self) -> None:
+        self.turn = (self.turn + 1) % len(self.matches)
+        match = self.matches[self.turn]
+        if match is None:
+            self.matches[self.turn] = self.new_match()
+            return
+        auth = {"Authorization": f"Bearer {match['tokens'][match['seat']]}"}
+        status, view = self.client.send("GET view", "GET", f"/matches/{match['id']}", headers=auth)
+        if status != 200:
+            self.matches[self.turn] = None  # start afresh next time
+            return
+        if view["status"] == "finished":
+            self.matches[self.turn] = self.new_match()
+            return
+        if not view["legal_actions"]:
+            if len(match["tokens"]) > 1:
+                match["seat"] = 1 - match["seat"]
+            return
+        headers = {**auth, "If-Match": f'"{view["version"]}"', "Idempotency-Key": uuid.uuid4().hex}
+        status, result = self.client.send(
+            "POST action", "POST", f"/matches/{match['id']}/actions", greedy(view), headers
+        )
+        if status != 200:
+            self.matches[self.turn] = None
+            return
+        self.client.tally.actions += 1
+        turn = result["view"]["turn"]
+        if turn in match["tokens"]:
+            match["seat"] = turn
+
+
+def client_thread(kind: str, port: int, level: str, matches: int, tally: Tally, ready, go, stop) -> None:
+    client = Client(port, tally)
+    player, failed = None, None
+    try:
+        if kind != "baseline":
+            player = Player(client, kind, level, matches)
+    except Exception as exc:  # counted below, as an error of the run
+        failed = type(exc).__name__
+    finally:
+        ready.release()
+    go.wait()
+    # What setting up cost is not part of the figures.
+    tally.actions = tally.requests = 0
+    tally.errors.clear()
+    tally.latencies.clear()
+    tally.by_request.clear()
+    if failed:
+        tally.errors[f"client {failed}"] = 1
+        return
+    started = time.perf_counter()
+    try:
+        while not stop.is_set():
+            try:
+                if player is None:
+                    client.send("POST insert", "POST", "/hits", {"hello": "world"})
+                else:
+                    player.step()
+            except Exception as exc:  # an answer the client did not expect: an error, and a fresh match
+                name = f"client {type(exc).__name__}"
+                tally.errors[name] = tally.errors.get(name, 0) + 1
+                if player is not None:
+                    player.matches[player.turn] = None
+    finally:
+        tally.seconds = time.perf_counter() - started
+        client.conn.close()
+
+
+def client_process(kind: str, port: int, threads: int, seconds: float, level: str, matches: int, conn) -> None:
+    """``threads`` clients for ``seconds`` once the parent says go; sends back one Tally."""
+    ready, go, stop = threading.Semaphore(0), threading.Event(), threading.Event()
+    tallies = [Tally() for _ in range(threads)]
+    workers = [
+        threading.Thread(target=client_thread, args=(kind, port, level, matches, t, ready, go, stop), daemon=True)
+        for t in tallies
+    ]
+    for w in workers:
+        w.start()
+    for _ in workers:
+        ready.acquire()
+    conn.send("ready")
+    conn.recv()  # go
+    go.set()
+    time.sleep(seconds)
+    stop.set()
+    for w in workers:
+        w.join()
+    total = Tally(seconds=max(t.seconds for t in tallies))
+    for t in tallies:
+        total.add(t)
+    conn.send(total)
+    conn.close()
+
+
+def run_load(kind: str, port: int, clients: int, seconds: float, processes: int, level: str, matches: int) -> Tally:
+    """``clients`` clients spread over ``processes`` processes, started together."""
+    context = multiprocessing.get_context("spawn")
+    shares = [clients // processes + (1 if i < clients % processes else 0) for i in range(min(processes, clients))]
+    pipes, procs = [], []
+    for share in shares:
+        parent, child = context.Pipe()
+        proc = context.Process(target=client_process, args=(kind, port, share, seconds, level, matches, child))
+        proc.start()
+        child.close()  # the parent keeps only its end: a client process that dies is then seen as EOF
+        pipes.append(parent)
+        procs.append(proc)
+    for pipe in pipes:
+        if not pipe.poll(120):
+            raise RuntimeError("the clients did not get ready")
+        pipe.recv()
+    for pipe in pipes:
+        pipe.send("go")
+    total = Tally()
+    for pipe in pipes:
+        if not pipe.poll(seconds + 120):
+            raise RuntimeError("the clients did not finish")
+        part = pipe.recv()
+        total.add(part)
+        total.seconds = max(total.seconds, part.seconds)
+    for proc in procs:
+        proc.join()
+    return total
+
+
+# --- servers ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(app: str, port: int, workers: int, threads: int, env: dict, log: Path):
+    """``app`` served by gunicorn with the service's settings, until the block ends."""
+    env = {
+        **os.environ,
+        **env,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "GIN_RUMMY_BIND": f"127.0.0.1:{port}",
+        "GIN_RUMMY_WORKERS": str(workers),
+        "GIN_RUMMY_THREADS": str(threads),
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # each server makes its own
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf", app],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until_up(port, proc, log)
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def wait_until_up(port: int, proc: subprocess.Popen, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/health/live")
+            conn.getresponse().read()
+            conn.close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer on port {port}:\n{log.read_text()[-3000:]}")
+
+
+@contextmanager
+def scratch_database(url: str | None):
+    """A fresh, migrated database (with the baseline's table) on a server; dropped at the end."""
+    from service.store.database import create_database, drop_database, temporary_server, with_database
+    from service.store.migrate import upgrade
+
+    with ExitStack() as stack:
+        admin = url or os.environ.get("DATABASE_URL") or (LOCAL_SERVER if _answers(LOCAL_SERVER) else None)
+        if admin is None:
+            admin = stack.enter_context(temporary_server("gin-rummy-load-")).get_uri()
+        name = f"gin_rummy_load_{uuid.uuid4().hex[:10]}"
+        create_database(admin, name)
+        stack.callback(drop_database, admin, name)
+        scratch = with_database(admin, name)
+        upgrade(scratch)
+        import psycopg
+
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from load_baseline import TABLE
+
+        with psycopg.connect(scratch, autocommit=True) as conn:
+            conn.execute(TABLE)
+        yield scratch
+
+
+def _answers(url: str) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=2).close()
+        return True
+    except psycopg.Error:
+        return False
+
+
+# --- figures ---------------------------------------------------------------------------
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+@dataclass
+class Figure:
+    kind: str
+    clients: int
+    actions_per_s: float
+    requests_per_s: float
+    p50: float
+    p95: float
+    p99: float
+    errors: dict
+    by_request: dict  # name -> (count, p50, p99)
+
+    @classmethod
+    def of(cls, kind: str, clients: int, tally: Tally) -> Figure:
+        values = sorted(tally.latencies)
+        seconds = tally.seconds or 1.0
+        return cls(
+            kind, clients, tally.actions / seconds, tally.requests / seconds,
+            percentile(values, 0.50), percentile(values, 0.95), percentile(values, 0.99), dict(tally.errors),
+            {
+                name: (len(v), percentile(sorted(v), 0.50), percentile(sorted(v), 0.99))
+                for name, v in sorted(tally.by_request.items())
+            },
+        )
+
+    @property
+    def error_count(self) -> int:
+        return sum(self.errors.values())
+
+
+def measure(args, ports: dict[str, int]) -> dict[tuple[str, int], Figure]:
+    figures = {}
+    for clients in args.clients:
+        tallies = {kind: Tally() for kind in args.kinds}
+        for round_ in range(args.rounds):
+            order = args.kinds[round_ % len(args.kinds):] + args.kinds[: round_ % len(args.kinds)]
+            for kind in order:
+                port = ports["baseline" if kind == "baseline" else "service"]
+                part = run_load(
+                    kind, port, clients, args.seconds / args.rounds, args.client_processes, args.level,
+                    args.matches_per_client,
+                )
+                seconds = tallies[kind].seconds + part.seconds
+                tallies[kind].add(part)
+                tallies[kind].seconds = seconds
+        for kind in args.kinds:
+            figures[kind, clients] = figure = Figure.of(kind, clients, tallies[kind])
+            print(row(figure, figures.get(("baseline", clients))), flush=True)
+    return figures
+
+
+HEADER = (
+    f"{'load':<16}{'clients':>7}{'actions/s':>11}{'requests/s':>12}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
+    f"{'errors':>8}{'rps / baseline':>16}"
+)
+
+
+def row(f: Figure, base: Figure | None) -> str:
+    actions = "-" if f.kind == "baseline" else f"{f.actions_per_s:,.0f}"
+    share = "-" if f.kind == "baseline" or base is None or not base.requests_per_s else f"{f.requests_per_s / base.requests_per_s:.0%}"
+    errors = f"{f.error_count}" + (f" {f.errors}" if f.errors else "")
+    return (
+        f"{TITLES[f.kind]:<16}{f.clients:>7}{actions:>11}{f.requests_per_s:>12,.0f}{f.p50:>9.1f}{f.p95:>9.1f}"
+        f"{f.p99:>9.1f}{errors:>8}{share:>16}"
+    )
+
+
+def breakdown(figures: dict[tuple[str, int], Figure]) -> None:
+    print("\nlatency by request (ms): p50 / p99, and the count")
+    for (kind, clients), f in figures.items():
+        parts = "   ".join(f"{name} {p50:.1f} / {p99:.1f} ({n:,})" for name, (n, p50, p99) in f.by_request.items())
+        print(f"  {TITLES[kind]:<16}{clients:>3} clients   {parts}")
+
+
+def verdict(figures: dict[tuple[str, int], Figure], clients: list[int]) -> bool:
+    """Print whether the targets are met (for the two-people load); True when all are."""
+    met = True
+    if ("people", clients[0]) not in figures:
+        return met
+    print("\ntargets (two people):")
+    if ("baseline", clients[0]) in figures:
+        shares = {n: figures["people", n].requests_per_s / figures["baseline", n].requests_per_s for n in clients}
+        ok = all(share >= TARGET_SHARE for share in shares.values())
+        met &= ok
+        listed = ", ".join(f"{share:.0%} at {n}" for n, share in shares.items())
+        print(f"  at least {TARGET_SHARE:.0%} of the baseline's requests/s: {'met' if ok else 'NOT met'} ({listed})")
+    top = max(clients)
+    p99 = figures["people", top].p99
+    ok = p99 < TARGET_P99_MS
+    met &= ok
+    print(f"  p99 under {TARGET_P99_MS:.0f} ms at {top} clients: {'met' if ok else 'NOT met'} ({p99:.1f} ms)")
+    errors = sum(f.error_count for f in figures.values())
+    ok = errors == 0
+    met &= ok
+    print(f"  no errors (every load): {'met' if ok else 'NOT met'} ({errors})")
+    if ("computer", top) in figures:
+        c = figures["computer", top]
+        print(f"  (against the computer at {top} clients: p99 {c.p99:.1f} ms, {c.actions_per_s:,.0f} actions/s)")
+    return met
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=6.0, help="per load and client count (default 6)")
+    parser.add_argument("--clients", default="1,4,16", help="client counts (default 1,4,16)")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"loads to run (default {','.join(KINDS)})")
+    parser.add_argument("--rounds", type=int, default=2, help="each load's time split in rounds taking turns (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes of each server (default 2)")
+    parser.add_argument("--threads", type=int, default=8, help="threads per worker (default 8)")
+    parser.add_argument("--client-processes", type=int, default=2, help="processes the clients run in (default 2)")
+    parser.add_argument("--matches-per-client", type=int, default=2, help="matches each client drives in turn (default 2)")
+    parser.add_argument("--level", default="medium", choices=["easy", "medium", "hard"], help="the computer (default medium)")
+    parser.add_argument("--database-url", help="server to make the scratch database on (default: DATABASE_URL, ...)")
+    parser.add_argument("--rate-limits", action="store_true", help="keep the service's rate limits (default: off)")
+    args = parser.parse_args(argv)
+    args.clients = [int(n) for n in args.clients.split(",")]
+    args.kinds = [k for k in args.kinds.split(",") if k]
+    unknown = set(args.kinds) - set(KINDS)
+    if unknown:
+        parser.error(f"unknown loads: {', '.join(sorted(unknown))}")
+
+    limits = {} if args.rate_limits else {"GIN_RUMMY_RATE_LIMIT_PER_TOKEN": "off", "GIN_RUMMY_RATE_LIMIT_PER_ADDRESS": "off"}
+    with ExitStack() as stack:
+        url = stack.enter_context(scratch_database(args.database_url))
+        logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-rummy-load-")))
+        env = {"DATABASE_URL": url, **limits}
+        ports = {"service": free_port(), "baseline": free_port()}
+        if set(args.kinds) & {"people", "computer"}:
+            stack.enter_context(gunicorn("service.wsgi:app", ports["service"], args.workers, args.threads, env, logs / "service.log"))
+        if "baseline" in args.kinds:
+            stack.enter_context(
+                gunicorn("benchmarks.load_baseline:app", ports["baseline"], args.workers, args.threads, env, logs / "baseline.log")
+            )
+        print(
+            f"gunicorn gthread, {args.workers} workers x {args.threads} threads per server; {args.seconds:g} s per load "
+            f"and client count in {args.rounds} rounds; clients in {args.client_processes} processes; "
+            f"rate limits {'on' if args.rate_limits else 'off'}; computer: {args.level}; cores: {os.cpu_count()}"
+        )
+        print(HEADER, flush=True)
+        figures = measure(args, ports)
+        breakdown(figures)
+        met = verdict(figures, args.clients)
+    print("\nall targets met" if met else "\nsome targets not met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""Prometheus metrics, served at ``GET /metrics`` in the text exposition format.
+
+- ``gin_rummy_http_requests_total{method, route, status}``: requests; ``route`` is the
+  URL rule (``/matches/<match_id>``), ``unmatched`` for unknown paths, so neither ids
+  nor made-up paths or methods (counted as ``other``) add series.
+- ``gin_rummy_http_request_duration_seconds{method, route}``: time to the first byte
+  (a live stream's duration is not included).
+- ``gin_rummy_actions_total{type, by}``: actions applied (draw, pass, discard, knock,
+  gin, defend), ``by`` a ``person`` or the ``computer``.
+- ``gin_rummy_conflicts_total{status, code}``: 409 and 412 answers by problem code
+  (``conflict``, ``version_mismatch``, ``illegal_move``, ...).
+- ``gin_rummy_bot_decision_seconds{level}``: time the computer took to choose a move.
+- ``gin_rummy_rate_limited_total{scope}``: requests refused with 429 (``token``,
+  ``address``).
+
+Several gunicorn workers: with ``PROMETHEUS_MULTIPROC_DIR`` set (to an empty, writable
+directory) before prometheus_client is imported, every worker writes its counts there
+and ``/metrics`` answers the sum over all workers, whichever worker serves it; the
+hooks in ``service.gunicorn_conf`` set it up (``gin-rummy serve`` uses them too).
+Without it, each process counts on its own.
+
+``/metrics`` is not rate limited.  With ``METRICS_TOKEN`` (env
+``GIN_RUMMY_METRICS_TOKEN``) set it needs ``Authorization: Bearer <that token>``; a
+token of its own, so a scraper never holds the operator's power to read every match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import time
+
+from flask import Blueprint, Flask, Response, current_app, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
+
+from service.matches import MatchHooks
+
+from . import schemas as s
+from .docs import operation
+from .errors import Problem
+
+bp = Blueprint("metrics", __name__)
+
+#: Methods outside this set are counted as "other", so made-up methods cannot grow the
+#: number of series.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+REQUESTS = Counter(
+    "gin_rummy_http_requests", "HTTP requests by method, route and status.", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "gin_rummy_http_request_duration_seconds",
+    "Time to answer an HTTP request (to the first byte), by method and route.",
+    ["method", "route"],
+)
+ACTIONS = Counter("gin_rummy_actions", "Actions applied to matches, by type and by whom.", ["type", "by"])
+CONFLICTS = Counter(
+    "gin_rummy_conflicts", "Answers 409 (conflict, illegal move) and 412 (stale If-Match), by problem code.", ["status", "code"]
+)
+BOT_DECISIONS = Histogram(
+    "gin_rummy_bot_decision_seconds",
+    "Time the computer took to choose one move, by level.",
+    ["level"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+RATE_LIMITED = Counter("gin_rummy_rate_limited", "Requests refused with 429, by the limit spent.", ["scope"])
+
+
+class MetricsHooks(MatchHooks):
+    """The match service's reports, counted."""
+
+    def action_applied(self, action_type: str, by: str) -> None:
+        ACTIONS.labels(action_type, by).inc()
+
+    def bot_decided(self, level: str, seconds: float) -> None:
+        BOT_DECISIONS.labels(level).observe(seconds)
+
+
+HOOKS = MetricsHooks()
+
+
+def rate_limited(scope: str) -> None:
+    RATE_LIMITED.labels(scope).inc()
+
+
+def register_request_metrics(app: Flask) -> None:
+    @app.before_request
+    def _start():
+        g.metrics_started = time.perf_counter()
+
+    @app.after_request
+    def _count(response):
+        method = request.method if request.method in METHODS else "other"
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        REQUESTS.labels(method, route, str(response.status_code)).inc()
+        started = g.get("metrics_started")
+        if started is not None:
+            LATENCY.labels(method, route).observe(time.perf_counter() - started)
+        if response.status_code in (409, 412):
+            CONFLICTS.labels(str(response.status_code), g.get("problem_code") or "unknown").inc()
+        return response
+
+
+def exposition() -> bytes:
+    """The metrics as text: every worker's sum in multiprocess mode, else this process's."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@bp.get("/metrics")
+@operation(
+    summary="Prometheus metrics (text exposition format)",
+    tags=["service"],
+    responses={200: "The metrics", 401: s.ProblemSchema},
+    auth=False,
+    content_type="text/plain",
+    description=(
+        "Request counts and latencies by route, actions applied, conflicts, the computer's decision times and "
+        "rate-limited requests, summed over every worker process. Never rate limited. When the server sets "
+        "`GIN_RUMMY_METRICS_TOKEN`, send it as `Authorization: Bearer <token>` (the operator and seat tokens "
+        "are not accepted here)."
+    ),
+)
+def metrics():
+    required = current_app.config.get("METRICS_TOKEN")
+    if required:
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        # Hashes first, so the comparison's time tells nothing, not even the length.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(_digest(given.strip()), _digest(required)):
+            raise Problem(
+                401, "unauthorized", "send Authorization: Bearer <the metrics token>",
+                headers={"WWW-Authenticate": 'Bearer realm="gin-rummy-metrics"'},
+            )
+    return Response(exposition(), mimetype=None, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})

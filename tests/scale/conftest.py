@@ -1,0 +1,55 @@
+"""The deployment the scale tests run against: one per module (see cluster.py)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .client import Ledger, Routes
+from .cluster import Cluster, nginx_binary
+from .report import REPORT
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    if nginx_binary() is None:
+        pytest.skip("nginx is not installed (apt-get install nginx): the scale-out tests put it in front of the instances")
+    folder = Path(tempfile.mkdtemp(prefix="gin-rummy-scale-"))
+    folder.chmod(0o755)  # nginx's workers and PostgreSQL run as other users
+    deployment = Cluster(folder)
+    try:
+        deployment.start()
+    except BaseException:
+        logs = deployment.logs()
+        deployment.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise RuntimeError(f"the deployment did not start:\n{logs}") from None
+    failed_before = request.session.testsfailed
+    yield deployment
+    if request.session.testsfailed > failed_before:
+        REPORT.setdefault("logs of the failed run", {})["tails"] = "\n" + deployment.logs()
+    deployment.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ledger():
+    return Ledger()
+
+
+@pytest.fixture(scope="module")
+def routes(cluster):
+    return Routes(cluster.nginx.port, [i.port for i in cluster.instances])
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not REPORT:
+        return
+    terminalreporter.write_sep("=", "scale-out: three instances behind nginx, one PostgreSQL")
+    for section, values in REPORT.items():
+        terminalreporter.write_line(f"{section}:")
+        for name, value in values.items():
+            terminalreporter.write_line(f"    {name}: {value}")
