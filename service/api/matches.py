@@ -96,11 +96,11 @@ def json_body(schema) -> dict:
     data = request_json()
     if not isinstance(data, dict):
         raise Problem(422, "invalid_request", "the body must be a JSON object")
-    return schema().load(data)
+    return s.shared(schema).load(data)
 
 
 def query_args(schema) -> dict:
-    return schema().load(request.args.to_dict())
+    return s.shared(schema).load(request.args.to_dict())
 
 
 def match_not_found(match_id) -> Problem:
@@ -158,7 +158,7 @@ def event_json(stored, seat: int | None) -> dict:
 
 def view_json(state, caller: Caller, match_id: uuid.UUID) -> dict:
     seat = caller.seat if caller.seat is not None else _operator_seat()
-    body = s.SeatViewSchema().dump(view_for(state, seat, match_id))
+    body = s.shared(s.SeatViewSchema).dump(view_for(state, seat, match_id))
     if caller.is_operator:
         body["hidden"] = {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
     return body
@@ -208,10 +208,10 @@ def create_match():
         "version": state.version,
         "rules": state.rules.to_json(),
         "seats": seats,
-        "view": s.SeatViewSchema().dump(view_for(state, first_human, created.match_id)),
+        "view": s.shared(s.SeatViewSchema).dump(view_for(state, first_human, created.match_id)),
     }
     return with_etag(
-        s.MatchCreatedSchema().dump(body),
+        s.shared(s.MatchCreatedSchema).dump(body),
         state.version,
         201,
         {"Location": url_for("matches.get_match", match_id=str(created.match_id)), "Cache-Control": "no-store"},
@@ -234,7 +234,7 @@ def create_match():
 )
 def get_match(match_id: str):
     mid = parse_match_id(match_id)
-    with _services().store.transaction() as conn:
+    with _services().store.connection() as conn:
         caller = caller_for_match(conn, mid)
         state = load_state(conn, mid)
     if request.headers.get("If-None-Match") == etag(state.version):
@@ -254,10 +254,12 @@ def get_match(match_id: str):
 def get_events(match_id: str):
     mid = parse_match_id(match_id)
     args = query_args(s.EventsQuerySchema)
-    with _services().store.transaction() as conn:
+    with _services().store.connection() as conn:
         caller = caller_for_match(conn, mid)
         events = _services().store.read(mid, after=args["after"], conn=conn)
-        version = events[-1].seq if events else _version(conn, mid)
+        # With no events after ``after``, the match was at ``after`` at most when read
+        # (the summary, read next, may be newer: its events would be missed).
+        version = events[-1].seq if events else min(args["after"], _version(conn, mid))
     body = {"match_id": str(mid), "version": version, "events": [event_json(e, caller.seat) for e in events]}
     return with_etag(body, version)
 
@@ -345,7 +347,7 @@ def list_matches():
     rows = rows[: args["limit"]]
     items = [_summary_json(r) for r in rows]
     next_cursor = str(offset + len(rows)) if more else None
-    return s.MatchListSchema().dump({"items": items, "next_cursor": next_cursor})
+    return s.shared(s.MatchListSchema).dump({"items": items, "next_cursor": next_cursor})
 
 
 def _cursor_offset(cursor: str | None) -> int:
@@ -363,7 +365,7 @@ def _summary_json(row) -> dict:
         {"seat": i, "name": seat.get("name"), "kind": seat.get("kind"), "level": seat.get("level")}
         for i, seat in enumerate(data["seats"])
     ]
-    return s.MatchSummarySchema().dump(data)
+    return s.shared(s.MatchSummarySchema).dump(data)
 
 
 # --- act -----------------------------------------------------------------------------
@@ -400,14 +402,7 @@ def act(match_id: str):
     store = services.store
     fingerprint = hashlib.sha256(json.dumps([command, expected], sort_keys=True).encode()).hexdigest()
 
-    with store.transaction() as conn:
-        caller = caller_for_match(conn, mid)
-        if caller.is_operator:
-            raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
-        if key is not None:
-            replay = _replay(conn, mid, caller, key, fingerprint)
-            if replay is not None:
-                return replay
+    caller = None
 
     def remember(conn, state, stored):
         body = {"view": view_json(state, caller, mid), "events": [event_json(e, caller.seat) for e in stored]}
@@ -417,20 +412,27 @@ def act(match_id: str):
 
     try:
         with store.transaction() as conn:
+            caller = caller_for_match(conn, mid)
+            if caller.is_operator:
+                raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
+            if key is not None and (replay := _replay(conn, mid, caller, key, fingerprint)) is not None:
+                return replay
             services.matches.act(conn, mid, caller.seat, command, expected_version=expected, after_append=remember)
     except MatchNotFound:
         raise match_not_found(mid) from None
-    except StaleVersion as exc:
-        raise Problem(
-            412, "version_mismatch", f"{exc}; reload the match and act on the current version",
-            headers={"ETag": etag(exc.current)}, extra={"current_version": exc.current},
-        ) from None
-    except ConcurrencyError:
+    except (StaleVersion, ConcurrencyError) as exc:
+        # The same request may have been applied meanwhile (a retry racing its first
+        # attempt): then its answer is the answer.
         if key is not None:
             with store.transaction() as conn:
                 replay = _replay(conn, mid, caller, key, fingerprint)
             if replay is not None:
                 return replay
+        if isinstance(exc, StaleVersion):
+            raise Problem(
+                412, "version_mismatch", f"{exc}; reload the match and act on the current version",
+                headers={"ETag": etag(exc.current)}, extra={"current_version": exc.current},
+            ) from None
         raise Problem(409, "conflict", "another request changed the match first; reload it and retry") from None
     return with_etag(remember.body, remember.version)
 

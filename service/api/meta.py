@@ -79,7 +79,7 @@ def presets():
             for name, spec in RANGES.items()
         },
     }
-    return s.PresetListSchema().dump(body)
+    return s.shared(s.PresetListSchema).dump(body)
 
 
 @bp.get("/openapi.json")

@@ -96,7 +96,7 @@ def export_one(match_id: str):
     content_type="application/x-ndjson",
 )
 def export_many():
-    args = s.ExportQuerySchema().load(request.args.to_dict())
+    args = s.shared(s.ExportQuerySchema).load(request.args.to_dict())
     with _store().transaction() as conn:
         caller = identify(conn)
     if not caller.is_operator:
@@ -145,7 +145,7 @@ def import_one():
             for i, seat in enumerate(state.seats)
         ],
     }
-    return with_etag(s.ImportResultSchema().dump(body), state.version, 201 if imported.created else 200)
+    return with_etag(s.shared(s.ImportResultSchema).dump(body), state.version, 201 if imported.created else 200)
 
 
 @bp.get("/matches/<match_id>/state")
@@ -158,7 +158,7 @@ def import_one():
 )
 def state_at(match_id: str):
     mid = parse_match_id(match_id)
-    args = s.StateQuerySchema().load(request.args.to_dict())
+    args = s.shared(s.StateQuerySchema).load(request.args.to_dict())
     with _store().transaction() as conn:
         caller = caller_for_match(conn, mid)
         events = _events(conn, mid)
@@ -169,7 +169,7 @@ def state_at(match_id: str):
         last_end = max((e["seq"] for e in events if e["type"] == "hand_ended"), default=0)
         if version > last_end:
             raise _seat_may_not_see(caller, f"version {version} lies in the hand being played; it")
-    return with_etag(s.FullStateSchema().dump(full_state(fold(events[:version]))), version)
+    return with_etag(s.shared(s.FullStateSchema).dump(full_state(fold(events[:version]))), version)
 
 
 @bp.get("/matches/<match_id>/hands")
@@ -184,7 +184,7 @@ def hands(match_id: str):
         caller_for_match(conn, mid)
         events = _events(conn, mid)
     body = {"match_id": str(mid), "hands": [hand_summary(h) for h in split_hands(events)]}
-    return with_etag(s.HandListSchema().dump(body), len(events))
+    return with_etag(s.shared(s.HandListSchema).dump(body), len(events))
 
 
 @bp.get("/matches/<match_id>/hands/<int:number>")
@@ -205,7 +205,7 @@ def hand(match_id: str, number: int):
     chosen = all_hands[number - 1]
     if not caller.is_operator and not hand_is_over(chosen):
         raise _seat_may_not_see(caller, "a hand still being played")
-    return with_etag(s.HandDetailSchema().dump(hand_detail(chosen)), len(events))
+    return with_etag(s.shared(s.HandDetailSchema).dump(hand_detail(chosen)), len(events))
 
 
 @bp.get("/matches/<match_id>/audit")
@@ -222,7 +222,7 @@ def audit_match(match_id: str):
         events = _events(conn, mid)
     if not caller.is_operator and not _finished(events):
         raise _seat_may_not_see(caller, "the audit of an unfinished match")
-    return with_etag(s.AuditSchema().dump({"match_id": str(mid), **audit(events)}), len(events))
+    return with_etag(s.shared(s.AuditSchema).dump({"match_id": str(mid), **audit(events)}), len(events))
 
 
 @bp.get("/match-record.schema.json")

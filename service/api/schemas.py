@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from service.engine import PRESETS
@@ -11,6 +13,14 @@ CARD = validate.Regexp(r"^[A23456789TJQK][CDHS]$", error="not a card code: rank 
 LEVELS = ("easy", "medium", "hard")
 PHASES = ("awaiting_deal", "upcard_offer", "draw", "discard", "defense", "match_over")
 RESULTS = ("knock", "undercut", "gin", "dead")
+
+
+@functools.cache
+def shared(schema: type[Schema]) -> Schema:
+    """The one instance of ``schema`` that requests use.  Making a schema deep-copies its
+    fields, which costs more than dumping a view with it; ``load`` and ``dump`` keep
+    nothing in the instance, so threads may share it."""
+    return schema()
 
 
 def Card(**kwargs):  # noqa: N802 - a field factory reads like a field class

@@ -144,6 +144,14 @@ class EventStore:
             yield conn
 
     @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        """A pooled connection with no transaction open, for reads: each statement is
+        its own transaction and sees what committed before it (and a request saves the
+        two round trips of BEGIN and COMMIT)."""
+        with self._pooled() as conn:
+            yield conn
+
+    @contextmanager
     def _connection(self, conn: psycopg.Connection | None) -> Iterator[psycopg.Connection]:
         if conn is not None:
             yield conn

@@ -100,7 +100,8 @@ def provoke_errors(client, match_id: str, token: str, view: dict) -> None:
 def test_a_played_match_leaves_no_secret_in_logs_or_error_bodies(hygiene):
     app, recorder, caplog = hygiene
     client = app.test_client()
-    created = client.post("/matches", json={"single_hand": True, "seats": [{"name": "Ann"}, {"name": "Bob"}]}).json
+    # A whole match, not one hand: a greedy hand may end after a few turns.
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"name": "Bob"}]}).json
     match_id = created["id"]
     tokens = [seat["token"] for seat in created["seats"]]
     secrets = seat_secrets(tokens)
@@ -108,7 +109,7 @@ def test_a_played_match_leaves_no_secret_in_logs_or_error_bodies(hygiene):
     for _ in range(300):
         hidden = client.get(f"/matches/{match_id}", headers=bearer(OPERATOR)).json["hidden"]["hands"]
         views = [client.get(f"/matches/{match_id}", headers=bearer(t)).json for t in tokens]
-        if views[0]["status"] == "finished":
+        if views[0]["status"] == "finished" or checked > 150:
             break
         mark = len(recorder.responses)
         for seat, token in enumerate(tokens):
@@ -129,9 +130,7 @@ def test_a_played_match_leaves_no_secret_in_logs_or_error_bodies(hygiene):
             f"/matches/{match_id}/actions", json=greedy_action(view), headers={**bearer(tokens[mover]), "If-Match": f'"{view["version"]}"'}
         )
         assert r.status_code == 200, r.json
-    else:
-        raise AssertionError("the hand did not end")
-    assert checked > 100
+    assert checked > 150
     lines = log_lines(caplog)
     assert len([line for line in lines if "gin_rummy.requests" in line]) >= len(recorder.responses)
     for line in lines:

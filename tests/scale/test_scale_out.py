@@ -335,15 +335,6 @@ def test_postgres_stopped_and_restarted_under_load(cluster, ledger, routes):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "service bug: POST /matches/{id}/actions answers a retry 412 version_mismatch instead of the first "
-        "answer when the first attempt (same Idempotency-Key) commits between the retry's replay lookup and "
-        "its load; act() in service/api/matches.py looks the key up again after ConcurrencyError but not "
-        "after StaleVersion. Remove this mark when that is fixed."
-    ),
-)
 def test_a_retry_racing_its_first_attempt_gets_the_first_answer(cluster, ledger, routes):
     """Resent at once after the first attempt was dropped, an action must get the
     first answer (or be applied by the retry), never a refusal."""
