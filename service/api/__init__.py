@@ -29,6 +29,10 @@ Configuration (keys of ``config``, or environment variables where named):
   it as a bearer token.  Unset: ``/metrics`` is open (keep it off the public network, e.g.
   by nginx).  With several workers, ``PROMETHEUS_MULTIPROC_DIR`` makes ``/metrics`` sum
   over them (``service.api.metrics``).
+- ``IDEMPOTENCY_PURGE_SECONDS`` (default 3600): how often a service that connected on
+  its own (not given a ``STORE``) deletes the answers to Idempotency-Keys older than 24
+  hours (``service.store.idempotency``); 0: never (then run
+  ``gin-rummy db purge-idempotency`` from a scheduler).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.matches import MatchService
 from service.store import EventStore, connect
+from service.store.idempotency import purge_periodically
 
 from . import metrics
 from .cors import register_cors
@@ -72,11 +77,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         STREAM_POLL_SECONDS=0.25,
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
+        IDEMPOTENCY_PURGE_SECONDS=3600,
     )
     app.config.update(config or {})
     store = app.config.get("STORE")
     if store is None:
         store = EventStore(connect(app.config.get("DATABASE_URL") or os.environ.get("DATABASE_URL")))
+        if app.config["IDEMPOTENCY_PURGE_SECONDS"]:
+            purge_periodically(store.pool, every=float(app.config["IDEMPOTENCY_PURGE_SECONDS"]))
     app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS))
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import timedelta
 
 from service.store import find_idempotency_record, save_idempotency_record
-from service.store.idempotency import purge_idempotency_records
+from service.store.idempotency import purge_idempotency_records, purge_periodically
 
 
 def test_purge_deletes_only_records_older_than_the_retention(pool):
@@ -26,3 +27,23 @@ def test_purge_deletes_only_records_older_than_the_retention(pool):
         assert find_idempotency_record(conn, match_id, "seat:0", "old-1") is None
         assert find_idempotency_record(conn, match_id, "seat:0", "old-2") is None
         assert find_idempotency_record(conn, match_id, "seat:0", "fresh").body == {"key": "fresh"}
+
+
+def test_the_periodic_purge_runs_in_the_background_until_stopped(pool):
+    match_id = uuid.uuid4()
+    with pool.connection() as conn:
+        save_idempotency_record(conn, match_id, "seat:1", "stale", "f", 200, {})
+        conn.execute(
+            "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE match_id = %s", (match_id,)
+        )
+    stop = purge_periodically(pool, every=0.05)
+    try:
+        for _ in range(200):
+            with pool.connection() as conn:
+                if find_idempotency_record(conn, match_id, "seat:1", "stale") is None:
+                    break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the record older than the retention was not purged")
+    finally:
+        stop.set()
