@@ -49,6 +49,7 @@ from service.store import EventStore, connect
 from service.store.idempotency import purge_periodically
 
 from . import metrics
+from .auth import KnownTokens
 from .cors import register_cors
 from .errors import Request, register_error_handlers
 from .logs import register_request_logs
@@ -86,6 +87,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         if app.config["IDEMPOTENCY_PURGE_SECONDS"]:
             purge_periodically(store.pool, every=float(app.config["IDEMPOTENCY_PURGE_SECONDS"]))
     app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS))
+    app.extensions["gin_rummy_known_tokens"] = KnownTokens()
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])
     if proxies > 0:

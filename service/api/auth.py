@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 import uuid
 from dataclasses import dataclass
 
@@ -74,10 +75,37 @@ def identify(conn) -> Caller:
     match_id = match_of_token(token)
     if match_id is None:
         raise _invalid()
-    seat = seat_of_token(conn, match_id, hash_token(token))
+    key = (match_id, hash_token(token))
+    known: KnownTokens = current_app.extensions["gin_rummy_known_tokens"]
+    seat = known.get(key)
     if seat is None:
-        raise _invalid()
+        seat = seat_of_token(conn, match_id, key[1])
+        if seat is None:
+            raise _invalid()
+        known.add(key, seat)
     return Caller("seat", match_id, seat)
+
+
+class KnownTokens:
+    """Seats already found by their token's hash.  A seat token is never changed or
+    withdrawn once issued, so the answer stays true, and remembering it spares every
+    later request of that seat a query.  Only hashes are kept (never a token), only
+    found ones (a wrong token is looked up each time), and at most ``size``: beyond
+    that the oldest is forgotten."""
+
+    def __init__(self, size: int = 100_000):
+        self._seats: dict[tuple[uuid.UUID, str], int] = {}
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[uuid.UUID, str]) -> int | None:
+        return self._seats.get(key)
+
+    def add(self, key: tuple[uuid.UUID, str], seat: int) -> None:
+        with self._lock:
+            self._seats[key] = seat
+            if len(self._seats) > self._size:
+                del self._seats[next(iter(self._seats))]
 
 
 def caller_for_match(conn, match_id: uuid.UUID) -> Caller:

@@ -89,18 +89,17 @@ def append_sql(many: bool, summary: str | None, snapshot: bool) -> str:
     return "WITH " + ",\n".join(parts) + "\nSELECT seq, position, recorded_at FROM appended"
 
 
-# The latest snapshot (if any) as a row whose type is NULL, then the events after it.
+# The latest snapshot (if any), and the events after it as one JSON array of
+# [type, schema_version, data]: one value to decode, not one per event.
 LOAD = """
 WITH snapshot AS (
     SELECT version, state FROM snapshots
     WHERE match_id = %(match_id)s AND format = %(format)s
     ORDER BY version DESC LIMIT 1
 )
-SELECT version, NULL, NULL, state FROM snapshot
-UNION ALL
-SELECT seq, type, schema_version, data FROM events
-WHERE match_id = %(match_id)s AND seq > COALESCE((SELECT version FROM snapshot), 0)
-ORDER BY 1
+SELECT (SELECT state FROM snapshot),
+       (SELECT json_agg(json_build_array(type, schema_version, data) ORDER BY seq) FROM events
+        WHERE match_id = %(match_id)s AND seq > COALESCE((SELECT version FROM snapshot), 0))
 """
 
 READ = f"SELECT {COLUMNS} FROM events WHERE match_id = %s AND seq > %s ORDER BY seq"
@@ -282,17 +281,11 @@ class EventStore:
 
     @staticmethod
     def _load(conn, match_id: UUID) -> State:
-        rows = conn.execute(LOAD, {"match_id": match_id, "format": SNAPSHOT_FORMAT}).fetchall()
-        if not rows:
+        snapshot, rows = conn.execute(LOAD, {"match_id": match_id, "format": SNAPSHOT_FORMAT}).fetchone()
+        if snapshot is None and rows is None:
             raise MatchNotFound(match_id)
-        state = None
-        events = []
-        for _, etype, version, data in rows:
-            if etype is None:
-                state = State.from_json(data)
-            else:
-                events.append(Event(etype, current_data(conn, match_id, etype, version, data)))
-        return fold(events, state)
+        events = [Event(etype, current_data(conn, match_id, etype, version, data)) for etype, version, data in rows or ()]
+        return fold(events, State.from_json(snapshot) if snapshot is not None else None)
 
     def read(self, match_id: UUID, after: int = 0, *, conn: psycopg.Connection | None = None) -> list[StoredEvent]:
         """The match's events with seq above ``after``, in order (empty if there are none)."""
