@@ -9,7 +9,7 @@ import uuid
 
 from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
 
-from service.engine import redact_event
+from service.engine import CommandError, IllegalMoveError, redact_event
 from service.matches import StaleVersion, view_for
 from service.store import ConcurrencyError, MatchNotFound, find_idempotency_record, save_idempotency_record
 
@@ -412,24 +412,27 @@ def act(match_id: str):
         if key is not None:
             save_idempotency_record(conn, mid, caller.scope, key, fingerprint, 200, body)
 
+    # A request with a key that was applied before is not looked up first (that would
+    # cost every request a query): acting again fails, because the version moved on
+    # (412, or 409 from the append), because the action is no longer legal, or, when
+    # it is legal again, because the key's record exists (409 from saving it, which
+    # undoes the append).  Any of those, with a key, looks for the first answer.
     try:
         with store.transaction() as conn:
             caller = caller_for_match(conn, mid)
             if caller.is_operator:
                 raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
-            if key is not None and (replay := _replay(conn, mid, caller, key, fingerprint)) is not None:
-                return replay
             services.matches.act(conn, mid, caller.seat, command, expected_version=expected, after_append=remember)
     except MatchNotFound:
         raise match_not_found(mid) from None
-    except (StaleVersion, ConcurrencyError) as exc:
-        # The same request may have been applied meanwhile (a retry racing its first
-        # attempt): then its answer is the answer.
+    except (StaleVersion, ConcurrencyError, CommandError, IllegalMoveError) as exc:
         if key is not None:
-            with store.transaction() as conn:
+            with store.connection() as conn:
                 replay = _replay(conn, mid, caller, key, fingerprint)
             if replay is not None:
                 return replay
+        if isinstance(exc, (CommandError, IllegalMoveError)):
+            raise
         if isinstance(exc, StaleVersion):
             raise Problem(
                 412, "version_mismatch", f"{exc}; reload the match and act on the current version",

@@ -3,6 +3,8 @@
 import json
 import threading
 
+import pytest
+
 from .conftest import bearer
 
 PROBLEM = "application/problem+json"
@@ -148,6 +150,23 @@ def test_a_retried_action_with_the_same_idempotency_key_acts_once(new_match):
     assert me.view()["version"] == first.json["view"]["version"]  # drew once
     other = me.act({"type": "draw", "source": "discard"}, **{"Idempotency-Key": "k-1"})
     assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
+
+
+def test_a_retry_whose_action_is_legal_again_gets_the_first_answer_and_acts_once(new_match):
+    _, players = new_match()  # against the computer: my draw comes round again
+    me = players[0]
+    first = me.act({"type": "draw", "source": "stock"}, **{"Idempotency-Key": "k-2"})
+    assert first.status_code == 200
+    hand = first.json["view"]["hand"]
+    discard = me.act({"type": "discard", "card": hand[0]})
+    assert discard.status_code == 200
+    view = me.view()
+    if {"type": "draw", "source": "stock"} not in view["legal_actions"]:
+        pytest.skip("the hand ended with the computer's turn")  # a knock or Gin at once
+    again = me.act({"type": "draw", "source": "stock"}, **{"Idempotency-Key": "k-2"})
+    assert (again.status_code, again.json) == (200, first.json)
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert me.view()["version"] == view["version"]  # the retry drew nothing
 
 
 def test_two_clients_racing_on_one_match_never_double_a_move(client, new_match):
