@@ -1,6 +1,6 @@
 """HTTP load on loopback: the service under gunicorn beside a bare INSERT-per-request app.
 
-    python benchmarks/load.py [--seconds 6] [--clients 1,4,16] [--workers 2] [--threads 8]
+    python benchmarks/load.py [--seconds 6] [--clients 1,4,16] [--workers N] [--threads 8]
                               [--database-url URL] [--level medium] [--rate-limits]
 
 Three kinds of load, each at every client count (1, 4 and 16 concurrent clients):
@@ -13,7 +13,8 @@ Three kinds of load, each at every client count (1, 4 and 16 concurrent clients)
   same request;
 - baseline: a bare Flask app (``benchmarks/load_baseline.py``) whose one endpoint does
   one INSERT per request, under the same gunicorn settings (``service.gunicorn_conf``)
-  and the same worker and thread counts, measured in the same run.
+  and the same worker and thread counts (by default the service's own: twice the
+  cores, at most 4 workers, of 8 threads), measured in the same run.
 
 Each figure: actions per second (successful POSTs of an action; the baseline has none),
 requests per second (everything sent, creations included), p50/p95/p99 latency of a
@@ -56,6 +57,9 @@ TITLES = {"baseline": "baseline INSERT", "people": "two people", "computer": "vs
 TARGET_SHARE = 0.5
 TARGET_P99_MS = 50.0
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+# service/gunicorn_conf.py's default (not imported: it sets up metrics on import).
+DEFAULT_WORKERS = min(4, (os.cpu_count() or 1) * 2)
 
 
 # --- clients (in their own processes) ------------------------------------------------
@@ -478,7 +482,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default="1,4,16", help="client counts (default 1,4,16)")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"loads to run (default {','.join(KINDS)})")
     parser.add_argument("--rounds", type=int, default=2, help="each load's time split in rounds taking turns (default 2)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes of each server (default 2)")
+    parser.add_argument(
+        "--workers", type=int, default=DEFAULT_WORKERS,
+        help=f"gunicorn worker processes of each server (default: the service's, {DEFAULT_WORKERS} here)",
+    )
     parser.add_argument("--threads", type=int, default=8, help="threads per worker (default 8)")
     parser.add_argument("--client-processes", type=int, default=2, help="processes the clients run in (default 2)")
     parser.add_argument("--matches-per-client", type=int, default=2, help="matches each client drives in turn (default 2)")
