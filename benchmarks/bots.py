@@ -162,7 +162,7 @@ def summary(tallies: list[Tally], out=print) -> bool:
     for t in tallies:
         for level, ts in t.times.items():
             times.setdefault(level, []).extend(ts)
-    out("decision times (every decision of every match above):")
+    out("decision times (CPU time of the deciding thread, every decision of every match above):")
     for level in ("easy", "medium", "hard"):
         if level in times:
             out(f"  {level:<6} {percentiles(times[level])}")

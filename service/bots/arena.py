@@ -39,7 +39,8 @@ class MatchRecord:
     winner: int | None
     scores: tuple[int, int]
     hands: list[HandRecord] = field(default_factory=list)
-    #: Seconds per decision, by level.
+    #: CPU seconds of the deciding thread per decision, by level (``time.thread_time``:
+    #: other programs busy on the machine do not count against a bot).
     times: dict[str, list[float]] = field(default_factory=dict)
 
 
@@ -89,9 +90,9 @@ def play_match(
             seat = state.turn
             view = view_for(state, seat, MATCH_ID)
             rng = random.Random(f"{bot_seeds[seat]}:{state.version}")
-            start = time.perf_counter()
+            start = time.thread_time()
             action = chooser(view, list(histories[seat]), levels[seat], rng)
-            record.times[levels[seat]].append(time.perf_counter() - start)
+            record.times[levels[seat]].append(time.thread_time() - start)
             if check is not None:
                 check(state, seat, view, action)
             command = {**action, "seat": seat}
