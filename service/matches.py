@@ -19,13 +19,16 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 from service import bots
 from service.engine import Event, State, decide, fold, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED
 from service.engine.simulate import deal_command
-from service.store import EventStore
+from service.store import EventStore, StoredEvent
+from service.store.idempotency import NewIdempotencyRecord
+from service.store.upcasting import current_version
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
 
 #: Upper bound on events one request may cause (a whole computer-only hand is far less).
@@ -150,15 +153,17 @@ class MatchService:
         command: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        after_append: Callable[[Any, State, list], None] | None = None,
+        answer: Callable[[State, list[StoredEvent]], NewIdempotencyRecord | None] | None = None,
     ):
         """Apply one seat command and the computer's answers; append them all at once.
 
-        ``conn`` is the caller's transaction (``store.transaction()``), so whatever the
-        caller writes in ``after_append`` commits or fails with the events.  Raises
-        StaleVersion, the engine's CommandError / IllegalMoveError, or the store's
-        ConcurrencyError when another request appended first.  Returns the new state
-        and the stored events.
+        ``answer(state, events)`` is given the state after the request and its events
+        as they will be stored (stamped now; ``position`` None) before they are: the
+        idempotency record it returns, if any, is saved in the same statement as the
+        events, so ``conn`` needs no transaction (the append checks the version).
+        Raises StaleVersion, the engine's CommandError / IllegalMoveError, or the
+        store's ConcurrencyError when another request appended first (or answered the
+        same key).  Returns the new state and the stored events.
         """
         state = self.store.load(match_id, conn=conn)
         if expected_version is not None and expected_version != state.version:
@@ -168,10 +173,20 @@ class MatchService:
         moves: list[str] = []
         after, more = self.autoplay(match_id, after, events, start=state, conn=conn, moves=moves)
         events += more
-        stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
+        actor = f"seat:{seat}"
+        now = datetime.now(timezone.utc)
+        record = None
+        if answer is not None:
+            pending = [
+                StoredEvent(match_id, state.version + i, e.type, current_version(e.type), e.data, actor, now, None)
+                for i, e in enumerate(events, 1)
+            ]
+            record = answer(after, pending)
+        stored = self.store.append(
+            match_id, state.version, events, actor=actor, recorded_at=[now] * len(events), state=after,
+            idempotency=record, conn=conn,
+        )
         self._report(moves, command["type"])
-        if after_append is not None:
-            after_append(conn, after, stored)
         return after, stored
 
     def autoplay(

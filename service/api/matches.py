@@ -11,7 +11,8 @@ from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from service.engine import CommandError, IllegalMoveError, redact_event
 from service.matches import StaleVersion, view_for
-from service.store import ConcurrencyError, MatchNotFound, find_idempotency_record, save_idempotency_record
+from service.store import ConcurrencyError, MatchNotFound, find_idempotency_record
+from service.store.idempotency import NewIdempotencyRecord
 
 from . import schemas as s
 from .auth import Caller, caller_for_match, identify
@@ -406,23 +407,24 @@ def act(match_id: str):
 
     caller = None
 
-    def remember(conn, state, stored):
-        body = {"view": view_json(state, caller, mid), "events": [event_json(e, caller.seat) for e in stored]}
-        remember.body, remember.version = body, state.version
-        if key is not None:
-            save_idempotency_record(conn, mid, caller.scope, key, fingerprint, 200, body)
+    def answer(state, events):
+        body = {"view": view_json(state, caller, mid), "events": [event_json(e, caller.seat) for e in events]}
+        answer.body, answer.version = body, state.version
+        return NewIdempotencyRecord(caller.scope, key, fingerprint, 200, body) if key is not None else None
 
     # A request with a key that was applied before is not looked up first (that would
     # cost every request a query): acting again fails, because the version moved on
     # (412, or 409 from the append), because the action is no longer legal, or, when
-    # it is legal again, because the key's record exists (409 from saving it, which
-    # undoes the append).  Any of those, with a key, looks for the first answer.
+    # it is legal again, because the key's record exists (the statement saving the
+    # events with the answer fails on the key, storing nothing).  Any of those, with a
+    # key, looks for the first answer.  No transaction is needed: one statement stores
+    # the events, the summary and the answer, or nothing.
     try:
-        with store.transaction() as conn:
+        with store.connection() as conn:
             caller = caller_for_match(conn, mid)
             if caller.is_operator:
                 raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
-            services.matches.act(conn, mid, caller.seat, command, expected_version=expected, after_append=remember)
+            services.matches.act(conn, mid, caller.seat, command, expected_version=expected, answer=answer)
     except MatchNotFound:
         raise match_not_found(mid) from None
     except (StaleVersion, ConcurrencyError, CommandError, IllegalMoveError) as exc:
@@ -439,7 +441,7 @@ def act(match_id: str):
                 headers={"ETag": etag(exc.current)}, extra={"current_version": exc.current},
             ) from None
         raise Problem(409, "conflict", "another request changed the match first; reload it and retry") from None
-    return with_etag(remember.body, remember.version)
+    return with_etag(answer.body, answer.version)
 
 
 def _replay(conn, mid, caller: Caller, key: str, fingerprint: str) -> Response | None:

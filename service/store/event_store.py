@@ -27,6 +27,7 @@ from service.engine import Event, State, fold
 from . import summaries as _summaries
 from .errors import ConcurrencyError, MatchNotFound
 from .events import COLUMNS, StoredEvent, current_data, stored_events
+from .idempotency import NewIdempotencyRecord
 from .summaries import INSERT_SUMMARY, SUMMARY_EVENTS, UPDATE_SUMMARY, MatchSummary, summary_changes
 from .upcasting import current_version
 
@@ -68,13 +69,23 @@ INSERT_SNAPSHOT = """
 """
 
 
+# Written only if the events were; a second answer for the same key fails the whole
+# statement on the key, like a second append at the same version.
+INSERT_IDEMPOTENCY_RECORD = """
+    INSERT INTO idempotency_keys (match_id, scope, key, fingerprint, status, body)
+    SELECT %(match_id)s, %(idempotency_scope)s, %(idempotency_key)s, %(idempotency_fingerprint)s,
+           %(idempotency_status)s, %(idempotency_body)s
+    WHERE EXISTS (SELECT FROM appended)
+"""
+
+
 @functools.cache
-def append_sql(many: bool, summary: str | None, snapshot: bool) -> str:
+def append_sql(many: bool, summary: str | None, snapshot: bool, remembered: bool = False) -> str:
     """One statement storing a batch (of one event or ``many``), with its summary change
-    ('insert', 'update' or None) and snapshot if it has them: most actions are one
-    event that changes neither, and only insert."""
+    ('insert', 'update' or None), snapshot and idempotency record if it has them: most
+    actions are one event that changes neither, and only insert."""
     insert = INSERT_EVENTS.format(rows=MANY_EVENTS if many else ONE_EVENT)
-    if summary is None and not snapshot:
+    if summary is None and not snapshot and not remembered:
         return insert
     parts = [f"appended AS ({insert})"]
     if summary == "insert":
@@ -86,6 +97,8 @@ def append_sql(many: bool, summary: str | None, snapshot: bool) -> str:
         parts.append(f"summary AS ({UPDATE_SUMMARY})")
     if snapshot:
         parts.append(f"snapshot AS ({INSERT_SNAPSHOT})")
+    if remembered:
+        parts.append(f"remembered AS ({INSERT_IDEMPOTENCY_RECORD})")
     return "WITH " + ",\n".join(parts) + "\nSELECT seq, position, recorded_at FROM appended"
 
 
@@ -195,6 +208,7 @@ class EventStore:
         actor: str | None = None,
         recorded_at: Sequence[datetime] | None = None,
         state: State | None = None,
+        idempotency: NewIdempotencyRecord | None = None,
         conn: psycopg.Connection | None = None,
     ) -> list[StoredEvent]:
         """Store ``events`` as seq ``expected_version + 1`` onwards, or raise ``ConcurrencyError``.
@@ -202,7 +216,10 @@ class EventStore:
         ``recorded_at``, one time per event, keeps the times of events recorded
         elsewhere (an imported match record); by default the database's clock stamps
         them.  ``state``, the state after these events when the caller has folded it
-        already, saves loading the match again for a snapshot.  After a ``ConcurrencyError`` raised inside :meth:`transaction`, that
+        already, saves loading the match again for a snapshot.  ``idempotency``, the
+        answer to the request that caused these events, is saved with them in the same
+        statement (then the append needs no transaction around it); if that request's
+        key has an answer already, nothing is stored and ``ConcurrencyError`` is raised.  After a ``ConcurrencyError`` raised inside :meth:`transaction`, that
         transaction can only be rolled back (leaving the ``with`` block by the exception
         does it).
         """
@@ -227,19 +244,27 @@ class EventStore:
         snapshot = "hand_dealt" in types
         if summary:
             params.update(summary_changes(events))
+        if idempotency is not None:
+            params.update(
+                idempotency_scope=idempotency.scope,
+                idempotency_key=idempotency.key,
+                idempotency_fingerprint=idempotency.fingerprint,
+                idempotency_status=idempotency.status,
+                idempotency_body=Jsonb(idempotency.body),
+            )
         with self._connection(conn) as c:
             if snapshot:
                 if state is None or state.version != expected_version + len(events):
                     state = self._state_after(c, match_id, expected_version, events)
                 params.update(version=state.version, format=SNAPSHOT_FORMAT, state=Jsonb(state.to_json()))
             try:
-                rows = c.execute(append_sql(many, summary, snapshot), params).fetchall()
+                rows = c.execute(append_sql(many, summary, snapshot, idempotency is not None), params).fetchall()
             except psycopg.errors.UniqueViolation as exc:
-                raise ConcurrencyError(
-                    match_id,
-                    expected_version,
-                    f"match {match_id} is past version {expected_version}: another append came first",
-                ) from exc
+                if exc.diag.table_name == "idempotency_keys":
+                    message = f"the request with idempotency key {idempotency.key!r} in match {match_id} was answered first"
+                else:
+                    message = f"match {match_id} is past version {expected_version}: another append came first"
+                raise ConcurrencyError(match_id, expected_version, message) from exc
             if not rows:
                 raise self._refusal(c, match_id, expected_version)
         rows.sort()

@@ -14,7 +14,7 @@ import random
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 import psycopg
@@ -31,6 +31,17 @@ class IdempotencyRecord:
     status: int
     body: Any
     created_at: datetime
+
+
+class NewIdempotencyRecord(NamedTuple):
+    """The answer to remember for a request with an Idempotency-Key, saved by
+    ``EventStore.append(..., idempotency=...)`` in the same statement as its events."""
+
+    scope: str
+    key: str
+    fingerprint: str
+    status: int
+    body: Any
 
 
 def find_idempotency_record(conn, match_id: UUID, scope: str, key: str) -> IdempotencyRecord | None:

@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 import pytest
 
+from service.store import find_idempotency_record
+
 from .checks import check_all
 from .client import Player, bearer, call
 from .cluster import gin_rummy
@@ -99,8 +101,8 @@ def test_concurrent_matches_through_nginx_and_races_across_instances(cluster, le
 
 class Blocker:
     """Holds SHARE on idempotency_keys: every action sent with an Idempotency-Key then
-    stops inside its transaction, with its events appended but not committed, at the
-    insert of its answer; it goes on when this is released."""
+    stops inside the statement that stores it, with its events inserted but not
+    committed, at the insert of its answer; it goes on when this is released."""
 
     def __init__(self, url: str):
         self.conn = psycopg.connect(url)
@@ -153,7 +155,7 @@ def players(ledger, routes, seed: int, count: int, first_number: int, direct: li
 
 def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledger, routes):
     """The client gives up waiting and sends the action again with the same key: after
-    the first attempt committed, or while it is still in its transaction, or (played
+    the first attempt committed, or while it is still held, or (played
     through whole matches) right away.  The stream holds the action once, and every
     answer is the first one."""
     url = cluster.database_url
@@ -167,7 +169,7 @@ def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledge
         return call(port, "POST", f"/matches/{match.id}/actions", action, headers, timeout=timeout)
 
     with psycopg.connect(url, autocommit=True) as watch:
-        # 1. The first attempt is held in its transaction past the client's timeout,
+        # 1. The first attempt is held past the client's timeout,
         #    then commits; the retry (through nginx) and another (straight at an
         #    instance) get its answer.
         match = player.create(9001)
@@ -188,8 +190,10 @@ def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledge
         events = answer.json["events"]
         assert version_of(watch, match.id) == version + len(events)
 
-        # 2. The retry comes while the first attempt is still in its transaction: it
-        #    waits on the first one's events, then answers with the first one's answer.
+        # 2. The retry comes while the first attempt is still held: both wait at the
+        #    statement that stores an action with its answer.  Whichever goes first
+        #    stores the action; the other fails on the version or the key and stores
+        #    nothing.  So the retry answers 200, with the first one's answer or its own.
         seat, view = turn(player, match)
         action, version, key = view["legal_actions"][0], view["version"], f"timeout-{uuid.uuid4()}"
         blocker = Blocker(url)
@@ -203,7 +207,8 @@ def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledge
         blocker.release()
         retry.join(30)
         (answer,) = second
-        assert answer.status == 200 and answer.headers.get("idempotent-replayed") == "true", answer.describe()
+        assert answer.status == 200, answer.describe()
+        retry_replayed = answer.headers.get("idempotent-replayed") == "true"
         player.record(match, seat, key, answer)
         assert version_of(watch, match.id) == version + len(answer.json["events"])
 
@@ -218,7 +223,8 @@ def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledge
     counts = ledger.counts
     note(
         "(c) retries after a client-side timeout",
-        held_in_transaction_past_the_timeout=timeouts,
+        held_past_the_timeout=timeouts,
+        retry_while_the_first_was_held="got the first answer" if retry_replayed else "stored the action itself",
         dropped_right_after_sending_and_resent=dropped,
         retries_answered_409_while_the_first_attempt_was_in_flight=counts["retry_refused_409_while_first_attempt_in_flight"],
         retries_answered_412_while_the_first_attempt_was_in_flight=counts["retry_refused_412_while_first_attempt_in_flight"],
@@ -352,8 +358,10 @@ def test_a_retry_racing_its_first_attempt_gets_the_first_answer(cluster, ledger,
 
 def test_an_instance_killed_mid_request(cluster, ledger, routes):
     """SIGKILL of an instance (master and workers) while actions are inside their
-    transactions on it: nothing of them is written, their clients retry with their keys,
-    nginx keeps serving from the other two, and the instance comes back."""
+    statements on it: each is written whole or not at all (one statement stores an
+    action's events, summary and answer; PostgreSQL may finish it after its client
+    died), their clients retry with their keys and are answered once, nginx keeps
+    serving from the other two, and the instance comes back."""
     url = cluster.database_url
     victim = cluster.instances[1]
     probe = Player(ledger, routes, random.Random(SEED + 6))
@@ -391,11 +399,14 @@ def test_an_instance_killed_mid_request(cluster, ledger, routes):
             request.join(30)
             (answer,) = held
             assert answer.status is None, f"the killed instance answered: {answer.describe()}"
-            # The held action's transaction died with its instance.
+            # The held action's statement either died with its instance or finished
+            # after it: then its events and its answer are there together.
             time.sleep(0.5)
-            assert version_of(watch, match.id) == version
+            written = version_of(watch, match.id) != version
+            stored_answer = find_idempotency_record(watch, uuid.UUID(match.id), f"seat:{seat}", key)
+            assert (stored_answer is not None) == written
         probe.act(match, seat, action, version, key=key)
-        assert probe.last_answer.headers.get("idempotent-replayed") is None
+        assert (probe.last_answer.headers.get("idempotent-replayed") == "true") == written
 
         # nginx serves from the other two: reads are passed on, actions retried by clients.
         time.sleep(2)
@@ -420,7 +431,8 @@ def test_an_instance_killed_mid_request(cluster, ledger, routes):
     passed_on = Counter(line.split()[0] for line in cluster.nginx.passed_on())
     note(
         "(b) an instance SIGKILLed mid-request under load",
-        actions_held_in_their_transaction_at_the_kill=f"{on_victim} on the killed instance, {in_flight} in all",
+        actions_held_in_their_statement_at_the_kill=f"{on_victim} on the killed instance, {in_flight} in all",
+        the_tests_held_action="finished after the kill, then replayed" if written else "died with the instance, then applied by its retry",
         requests_left_without_answer_then_retried=delta.get("retried_after_no_answer", 0),
         nginx_502_then_retried=delta.get("retried_after_502", 0),
         actions_applied_meanwhile=delta.get("actions", 0),
