@@ -13,8 +13,8 @@ Three kinds of load, each at every client count (1, 4 and 16 concurrent clients)
   same request;
 - baseline: a bare Flask app (``benchmarks/load_baseline.py``) whose one endpoint does
   one INSERT per request, under the same gunicorn settings (``service.gunicorn_conf``)
-  and the same worker and thread counts (by default the service's own: twice the
-  cores, at most 4 workers, of 8 threads), measured in the same run.
+  and the same worker and thread counts (by default those of ``gin-rummy serve``: 2
+  workers of 8 threads), measured in the same run.
 
 Each figure: actions per second (successful POSTs of an action; the baseline has none),
 requests per second (everything sent, creations included), p50/p95/p99 latency of a
@@ -58,8 +58,8 @@ TARGET_SHARE = 0.5
 TARGET_P99_MS = 50.0
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 
-# service/gunicorn_conf.py's default (not imported: it sets up metrics on import).
-DEFAULT_WORKERS = min(4, (os.cpu_count() or 1) * 2)
+# `gin-rummy serve`'s default (2 workers of 8 threads).
+DEFAULT_WORKERS = 2
 
 
 # --- clients (in their own processes) ------------------------------------------------
@@ -484,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="each load's time split in rounds taking turns (default 2)")
     parser.add_argument(
         "--workers", type=int, default=DEFAULT_WORKERS,
-        help=f"gunicorn worker processes of each server (default: the service's, {DEFAULT_WORKERS} here)",
+        help=f"gunicorn worker processes of each server (default {DEFAULT_WORKERS}, as gin-rummy serve)",
     )
     parser.add_argument("--threads", type=int, default=8, help="threads per worker (default 8)")
     parser.add_argument("--client-processes", type=int, default=2, help="processes the clients run in (default 2)")
