@@ -280,10 +280,14 @@ def run_load(kind: str, port: int, clients: int, seconds: float, processes: int,
 # --- servers ---------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(count: int) -> list[int]:
+    """``count`` different free ports: all held open until all are chosen (one at a
+    time, the system may hand out the same port twice)."""
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
 
 
 @contextmanager
@@ -504,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         url = stack.enter_context(scratch_database(args.database_url))
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-rummy-load-")))
         env = {"DATABASE_URL": url, **limits}
-        ports = {"service": free_port(), "baseline": free_port()}
+        ports = dict(zip(("service", "baseline"), free_ports(2), strict=True))
         if set(args.kinds) & {"people", "computer"}:
             stack.enter_context(gunicorn("service.wsgi:app", ports["service"], args.workers, args.threads, env, logs / "service.log"))
         if "baseline" in args.kinds:
