@@ -7,23 +7,25 @@ Connecting::
 
 Writing (``events`` are ``service.engine.Event`` or ``{"type", "data"}`` dicts)::
 
-    store.append(match_id, expected_version, events, actor=None, recorded_at=None, conn=None)
-        -> list[StoredEvent]
+    store.append(match_id, expected_version, events, actor=None, recorded_at=None,
+                 state=None, idempotency=None, conn=None) -> list[StoredEvent]
 
 stores them as seq ``expected_version + 1 ...`` (with the database's time, or the
-``recorded_at`` times of an imported record), writes the match summary (when the batch
-changes it) and a snapshot (when it deals a hand) in the same statement, or raises
+``recorded_at`` times given), writes the match summary (when the batch changes it), a
+snapshot (when it deals a hand) and the answer to the request that caused them
+(``idempotency``, a ``NewIdempotencyRecord``) in the same statement, or raises
 ``ConcurrencyError`` when the match is not at ``expected_version`` (someone else
-appended first).  Nothing ever updates or deletes an event; the database refuses it too.
+appended first) or the request's key was answered already.  An action needs no
+transaction: load, then append with its answer.  Nothing ever updates or deletes an
+event; the database refuses it too.
 
-One unit of work, for an API request that appends and also writes secrets or the answer
-to an idempotent request::
+One unit of work, for a request that appends and also writes secrets (a new match and
+its seat tokens)::
 
     with store.transaction() as conn:
         state = store.load(match_id, conn=conn)
         store.append(match_id, state.version, events, actor="seat:0", conn=conn)
         save_seat_tokens(conn, match_id, {0: hash_token(token)})
-        save_idempotency_record(conn, match_id, "seat:0", key, fingerprint, 200, body)
 
 Reading::
 
