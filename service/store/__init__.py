@@ -23,8 +23,7 @@ One unit of work, for a request that appends and also writes secrets (a new matc
 its seat tokens)::
 
     with store.transaction() as conn:
-        state = store.load(match_id, conn=conn)
-        store.append(match_id, state.version, events, actor="seat:0", conn=conn)
+        store.append(match_id, 0, events, actor="system", conn=conn)
         save_seat_tokens(conn, match_id, {0: hash_token(token)})
 
 Reading::
