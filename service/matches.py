@@ -26,8 +26,7 @@ from service import bots
 from service.engine import Event, State, decide, fold, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED
 from service.engine.simulate import deal_command
-from service.store import EventStore, StoredEvent
-from service.store.idempotency import NewIdempotencyRecord
+from service.store import EventStore, NewIdempotencyRecord, StoredEvent
 from service.store.upcasting import current_version
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
 

@@ -11,8 +11,7 @@ from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from service.engine import CommandError, IllegalMoveError, redact_event
 from service.matches import StaleVersion, view_for
-from service.store import ConcurrencyError, MatchNotFound, find_idempotency_record
-from service.store.idempotency import NewIdempotencyRecord
+from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record
 
 from . import schemas as s
 from .auth import Caller, caller_for_match, identify
@@ -300,7 +299,7 @@ def stream(match_id: str):
         raise Problem(422, "invalid_request", "Last-Event-ID must be an event id (seq)", errors={"Last-Event-ID": ["not an event id"]})
     after, wait = int(last) if last is not None else args["after"], args["wait"]
     store = _services().store
-    with store.transaction() as conn:
+    with store.connection() as conn:
         caller = caller_for_match(conn, mid)
         _version(conn, mid)
     poll = current_app.config["STREAM_POLL_SECONDS"]
@@ -339,7 +338,7 @@ def list_matches():
     args = query_args(s.MatchListQuerySchema)
     store = _services().store
     offset = _cursor_offset(args.get("cursor"))
-    with store.transaction() as conn:
+    with store.connection() as conn:
         caller = identify(conn)
         if caller.is_operator:
             rows = store.summaries(status=args.get("status"), limit=args["limit"] + 1, offset=offset, conn=conn)

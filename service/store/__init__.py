@@ -47,7 +47,7 @@ from .database import connect, data_dir, database_url
 from .errors import ConcurrencyError, MatchNotFound, StoreError
 from .event_store import SNAPSHOT_FORMAT, EventStore, Page
 from .events import StoredEvent
-from .idempotency import IdempotencyRecord, find_idempotency_record, save_idempotency_record
+from .idempotency import IdempotencyRecord, NewIdempotencyRecord, find_idempotency_record
 from .seat_tokens import hash_token, new_token, save_seat_tokens, seat_of_token
 from .summaries import MatchSummary
 from .upcasting import CURRENT_VERSIONS, UPCASTERS, upcast
@@ -61,6 +61,7 @@ __all__ = [
     "IdempotencyRecord",
     "MatchNotFound",
     "MatchSummary",
+    "NewIdempotencyRecord",
     "Page",
     "StoreError",
     "StoredEvent",
@@ -70,7 +71,6 @@ __all__ = [
     "find_idempotency_record",
     "hash_token",
     "new_token",
-    "save_idempotency_record",
     "save_seat_tokens",
     "seat_of_token",
     "upcast",

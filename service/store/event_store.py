@@ -213,9 +213,10 @@ class EventStore:
     ) -> list[StoredEvent]:
         """Store ``events`` as seq ``expected_version + 1`` onwards, or raise ``ConcurrencyError``.
 
-        ``recorded_at``, one time per event, keeps the times of events recorded
-        elsewhere (an imported match record); by default the database's clock stamps
-        them.  ``state``, the state after these events when the caller has folded it
+        ``recorded_at``, one time per event, gives their times: those of events
+        recorded elsewhere (an imported match record), or the time an action's answer
+        was made (so the answer stored with it names the same times); by default the
+        database's clock stamps them.  ``state``, the state after these events when the caller has folded it
         already, saves loading the match again for a snapshot.  ``idempotency``, the
         answer to the request that caused these events, is saved with them in the same
         statement (then the append needs no transaction around it); if that request's

@@ -1,9 +1,10 @@
 """Idempotency records: the answer given to a request sent with an Idempotency-Key.
 
-Saved in the same transaction as the append the request caused, so a retry either finds
-the answer or finds nothing was done.  Of two identical requests racing, one appends and
-the other fails with ``ConcurrencyError`` (at the append, or here at the key), and on
-retry finds the record.  Records are kept at least ``IDEMPOTENCY_RETENTION`` (24 hours),
+Saved by the same statement as the events the request caused
+(``EventStore.append(..., idempotency=NewIdempotencyRecord(...))``), so a retry either
+finds the answer or finds nothing was done.  Of two identical requests racing, one
+appends and the other fails with ``ConcurrencyError`` (on the version or on the key),
+and then finds the record.  Records are kept at least ``IDEMPOTENCY_RETENTION`` (24 hours),
 then purged (``gin-rummy db purge-idempotency``, and hourly by the service itself).
 """
 
@@ -18,9 +19,6 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 import psycopg
-from psycopg.types.json import Jsonb
-
-from .errors import ConcurrencyError
 
 log = logging.getLogger(__name__)
 
@@ -51,22 +49,6 @@ def find_idempotency_record(conn, match_id: UUID, scope: str, key: str) -> Idemp
         (match_id, scope, key),
     ).fetchone()
     return IdempotencyRecord(*row) if row else None
-
-
-def save_idempotency_record(
-    conn, match_id: UUID, scope: str, key: str, fingerprint: str, status: int, body: Any
-) -> None:
-    """Raises ``ConcurrencyError`` if a record for this key was saved first."""
-    try:
-        conn.execute(
-            "INSERT INTO idempotency_keys (match_id, scope, key, fingerprint, status, body)"
-            " VALUES (%s, %s, %s, %s, %s, %s)",
-            (match_id, scope, key, fingerprint, status, Jsonb(body)),
-        )
-    except psycopg.errors.UniqueViolation as exc:
-        raise ConcurrencyError(
-            match_id, None, f"a request with idempotency key {key!r} for {scope} in match {match_id} came first"
-        ) from exc
 
 
 # How long an answer is kept at least: a client retrying later than this with the same

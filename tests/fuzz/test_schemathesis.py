@@ -51,6 +51,9 @@ from schemathesis.specs.openapi.checks import (
 from service.api import create_app
 from service.records.format import digest_of
 
+from tests.api.conftest import bearer
+from tests.api.test_matches import greedy_action
+
 from .conftest import FUZZED, STATUSES
 
 DOCUMENT = Path(__file__).parents[2] / "openapi" / "openapi.yaml"
@@ -87,7 +90,7 @@ class World:
         )
         _play_to_the_end(client, finished)
         self.matches["finished"] = finished
-        record = client.get(f"/matches/{finished['id']}/export", headers=_bearer(OPERATOR))
+        record = client.get(f"/matches/{finished['id']}/export", headers=bearer(OPERATOR))
         assert record.status_code == 200, record.json
         self.record = record.json
         self.client = client
@@ -100,33 +103,18 @@ class World:
         return {"id": data["id"], "tokens": {s["seat"]: s["token"] for s in data["seats"] if s["token"]}}
 
     def view(self, match: dict, token: str) -> dict | None:
-        r = self.client.get(f"/matches/{match['id']}", headers=_bearer(token))
+        r = self.client.get(f"/matches/{match['id']}", headers=bearer(token))
         return r.json if r.status_code == 200 else None
-
-
-def _bearer(token: str) -> dict:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def _greedy(view: dict) -> dict:
-    actions = view["legal_actions"]
-    enders = [a for a in actions if a["type"] in ("gin", "knock")]
-    if enders:
-        return enders[0]
-    discards = [a for a in actions if a["type"] == "discard"]
-    if discards:
-        return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])
-    return next((a for a in actions if a.get("source") == "stock"), actions[0])
 
 
 def _play_to_the_end(client, match: dict) -> None:
     for _ in range(500):
         for token in match["tokens"].values():
-            view = client.get(f"/matches/{match['id']}", headers=_bearer(token)).json
+            view = client.get(f"/matches/{match['id']}", headers=bearer(token)).json
             if view["status"] == "finished":
                 return
             if view["legal_actions"]:
-                r = client.post(f"/matches/{match['id']}/actions", json=_greedy(view), headers=_bearer(token))
+                r = client.post(f"/matches/{match['id']}/actions", json=greedy_action(view), headers=bearer(token))
                 assert r.status_code == 200, r.json
     raise AssertionError("the match did not end")
 

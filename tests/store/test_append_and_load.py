@@ -14,9 +14,9 @@ from service.engine import Event, fold
 from service.store import (
     ConcurrencyError,
     MatchNotFound,
+    NewIdempotencyRecord,
     find_idempotency_record,
     hash_token,
-    save_idempotency_record,
     save_seat_tokens,
     seat_of_token,
 )
@@ -142,10 +142,10 @@ def test_eight_threads_racing_500_appends_leave_a_gapless_stream_without_duplica
 
 def test_events_and_secrets_written_in_one_transaction_commit_together(store):
     match = MatchFactory.build(until=in_hand(1))
+    answer = NewIdempotencyRecord("seat:0", "key-1", "fp", 201, {"ok": True})
     with store.transaction() as conn:
-        store.append(match.match_id, 0, match.events, conn=conn)
+        store.append(match.match_id, 0, match.events, idempotency=answer, conn=conn)
         save_seat_tokens(conn, match.match_id, {0: hash_token("token-0")})
-        save_idempotency_record(conn, match.match_id, "seat:0", "key-1", "fp", 201, {"ok": True})
 
     with store.pool.connection() as conn:
         assert seat_of_token(conn, match.match_id, hash_token("token-0")) == 0
@@ -167,15 +167,6 @@ def test_a_failed_unit_of_work_leaves_no_event_and_no_secret(store):
         store.load(match.match_id)
     with store.pool.connection() as conn:
         assert seat_of_token(conn, match.match_id, hash_token("token-0")) is None
-
-
-def test_a_second_record_for_the_same_idempotency_key_is_a_conflict(store):
-    match_id = uuid.uuid4()
-    with store.transaction() as conn:
-        save_idempotency_record(conn, match_id, "seat:1", "k", "fp", 200, None)
-    with pytest.raises(ConcurrencyError):
-        with store.transaction() as conn:
-            save_idempotency_record(conn, match_id, "seat:1", "k", "other", 200, None)
 
 
 def test_an_append_cannot_follow_an_event_written_by_a_younger_transaction(store):

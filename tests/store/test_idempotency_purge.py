@@ -6,15 +6,17 @@ import time
 import uuid
 from datetime import timedelta
 
-from service.store import find_idempotency_record, save_idempotency_record
+from service.engine import Event
+from service.store import NewIdempotencyRecord, find_idempotency_record
 from service.store.idempotency import purge_idempotency_records, purge_periodically
 
 
-def test_purge_deletes_only_records_older_than_the_retention(pool):
+def test_purge_deletes_only_records_older_than_the_retention(store, pool):
     match_id = uuid.uuid4()
-    with pool.connection() as conn:
-        for key, age_hours in (("old-1", 25), ("old-2", 48), ("fresh", 23)):
-            save_idempotency_record(conn, match_id, "seat:0", key, "f", 200, {"key": key})
+    for version, (key, age_hours) in enumerate((("old-1", 25), ("old-2", 48), ("fresh", 23))):
+        answer = NewIdempotencyRecord("seat:0", key, "f", 200, {"key": key})
+        store.append(match_id, version, [Event("note_added", {"n": version + 1})], idempotency=answer)
+        with pool.connection() as conn:
             conn.execute(
                 "UPDATE idempotency_keys SET created_at = now() - %s WHERE match_id = %s AND key = %s",
                 (timedelta(hours=age_hours), match_id, key),
@@ -29,10 +31,11 @@ def test_purge_deletes_only_records_older_than_the_retention(pool):
         assert find_idempotency_record(conn, match_id, "seat:0", "fresh").body == {"key": "fresh"}
 
 
-def test_the_periodic_purge_runs_in_the_background_until_stopped(pool):
+def test_the_periodic_purge_runs_in_the_background_until_stopped(store, pool):
     match_id = uuid.uuid4()
+    answer = NewIdempotencyRecord("seat:1", "stale", "f", 200, {})
+    store.append(match_id, 0, [Event("note_added", {"n": 1})], idempotency=answer)
     with pool.connection() as conn:
-        save_idempotency_record(conn, match_id, "seat:1", "stale", "f", 200, {})
         conn.execute(
             "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE match_id = %s", (match_id,)
         )
