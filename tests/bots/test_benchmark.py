@@ -1,4 +1,4 @@
-"""The round-robin benchmark runs end to end in a short version and prints every figure."""
+"""The bots' benchmarks run end to end in a short version and print every figure."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_benchmark(*args: str) -> subprocess.CompletedProcess:
+def run_benchmark(*args: str, script: str = "benchmarks/bots.py") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "benchmarks/bots.py", *args],
+        [sys.executable, script, *args],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -41,3 +41,32 @@ def test_a_short_duplicate_round_robin_prints_rates_points_endings_and_times():
 def test_the_benchmark_refuses_a_pair_that_is_not_two_levels():
     result = run_benchmark("--pairs", "medium-expert")
     assert result.returncode == 2 and "a pair is two different levels" in result.stderr
+
+
+def run_paired(*args: str) -> subprocess.CompletedProcess:
+    return run_benchmark("--deals", "3", "--workers", "1", *args, script="benchmarks/bots_paired.py")
+
+
+def test_a_variant_equal_to_hard_plays_every_deal_alike():
+    """The same constants on the same deals and seeds: the same decisions, a difference of exactly 0."""
+    from service.bots import hard
+
+    result = run_paired("--set", f"FEED_COST={hard.FEED_COST}")
+    assert result.returncode == 0, result.stderr
+    assert "hard vs medium under bonus-20-10, 3 deals" in result.stdout
+    assert "difference, variant - baseline: +0.000 points per hand (se 0.000" in result.stdout
+
+
+def test_a_changed_variant_and_the_oracle_report_both_sides_and_the_difference():
+    result = run_paired("--set", "FEED_COST=40", "--oracle-feeds", "--preset", "classic")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "baseline" in out and "variant (FEED_COST=40.0 oracle-feeds)" in out
+    assert out.count(" net ") == 2 and "difference, variant - baseline" in out and "95% CI" in out
+
+
+def test_the_paired_benchmark_refuses_an_unknown_constant_and_an_empty_comparison():
+    unknown = run_paired("--set", "NOT_A_CONSTANT=1")
+    assert unknown.returncode == 2 and "NAME one of" in unknown.stderr and "FEED_COST" in unknown.stderr
+    empty = run_paired()
+    assert empty.returncode == 2 and "nothing to compare" in empty.stderr
