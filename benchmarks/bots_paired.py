@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import sys
 import time
 from collections import Counter
@@ -35,9 +36,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 from service.bots import arena, hard, opponent
 from service.bots.knowledge import mask_of
-
-RULES_OF = {"single_hand": True}
-
 
 def constants() -> dict[str, float]:
     """The tunable constants of ``service.bots.hard``: its upper-case numbers."""
@@ -55,7 +53,11 @@ def parse_set(items: list[str]) -> dict[str, float]:
         name, sep, value = item.partition("=")
         if not sep or name not in known:
             raise ValueError(f"--set takes NAME=VALUE with NAME one of {', '.join(sorted(known))}; got {item!r}")
-        out[name] = type(known[name])(float(value)) if isinstance(known[name], float) else int(value)
+        whole = not isinstance(known[name], float)
+        try:
+            out[name] = int(value) if whole else float(value)
+        except ValueError:
+            raise ValueError(f"{name} takes a {'whole ' if whole else ''}number, got {value!r}") from None
     return out
 
 
@@ -93,7 +95,8 @@ def play_deal(job: tuple[str, str, str, int]) -> tuple[int, list[tuple[int, str,
     against, preset, seed, index = job
     out = []
     for levels in (("hard", against), (against, "hard")):
-        record = arena.play_match(levels, {"preset": preset, **RULES_OF}, f"{seed}:{preset}:{index}", (2 * index + 1, 2 * index + 2))
+        rules = {"preset": preset, "single_hand": True}
+        record = arena.play_match(levels, rules, f"{seed}:{preset}:{index}", (2 * index + 1, 2 * index + 2))
         hand, me = record.hands[0], levels.index("hard")
         net = 0 if hand.winner is None else (hand.points if hand.winner == me else -hand.points)
         knocker = None if hand.knocker is None else ("hard" if hand.knocker == me else against)
@@ -108,11 +111,8 @@ def play_all(args, overrides: dict[str, float], oracle: bool) -> dict[int, list]
 
 
 def mean_se(xs: list[float]) -> tuple[float, float]:
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, float("nan")
-    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1) / n)
+    """The mean and its standard error (``--deals`` is at least 2)."""
+    return statistics.fmean(xs), statistics.stdev(xs) / math.sqrt(len(xs))
 
 
 def per_deal(results: dict[int, list]) -> dict[int, float]:

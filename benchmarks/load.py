@@ -338,18 +338,14 @@ def wait_until_up(port: int, proc: subprocess.Popen, log: Path, timeout: float =
 @contextmanager
 def scratch_database(url: str | None):
     """A fresh, migrated database (with the baseline's table) on a server; dropped at the end."""
-    from service.store.database import create_database, drop_database, temporary_server, with_database
-    from service.store.migrate import upgrade
+    from service.store.database import temporary_server
+    from service.store.migrate import scratch_database as migrated
 
     with ExitStack() as stack:
         admin = url or os.environ.get("DATABASE_URL") or (LOCAL_SERVER if _answers(LOCAL_SERVER) else None)
         if admin is None:
             admin = stack.enter_context(temporary_server("gin-rummy-load-")).get_uri()
-        name = f"gin_rummy_load_{uuid.uuid4().hex[:10]}"
-        create_database(admin, name)
-        stack.callback(drop_database, admin, name)
-        scratch = with_database(admin, name)
-        upgrade(scratch)
+        scratch = stack.enter_context(migrated(admin, "gin_rummy_load"))
         import psycopg
 
         sys.path.insert(0, str(ROOT / "benchmarks"))

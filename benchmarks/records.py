@@ -25,8 +25,8 @@ from service.engine.simulate import play_greedy_match
 from service.matches import seat_token
 from service.records.records import export_match, import_record
 from service.store import EventStore, connect
-from service.store.database import create_database, drop_database, temporary_server, with_database
-from service.store.migrate import upgrade
+from service.store.database import temporary_server
+from service.store.migrate import scratch_database
 
 
 @contextlib.contextmanager
@@ -35,17 +35,7 @@ def scratch_databases(count: int):
     with contextlib.ExitStack() as stack:
         if not admin:
             admin = stack.enter_context(temporary_server("gin-rummy-bench-")).get_uri()
-        names = [f"gin_rummy_records_bench_{uuid.uuid4().hex[:8]}" for _ in range(count)]
-        urls = []
-        for name in names:
-            create_database(admin, name)
-            urls.append(with_database(admin, name))
-            upgrade(urls[-1])
-        try:
-            yield urls
-        finally:
-            for name in names:
-                drop_database(admin, name)
+        yield [stack.enter_context(scratch_database(admin, "gin_rummy_records_bench")) for _ in range(count)]
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from service.store import EventStore, connect
 from service.store.database import create_database, drop_database, temporary_server, with_database
-from service.store.migrate import upgrade
+from service.store.migrate import scratch_database
 
 # Faker's names come from factory-boy's shared generator: the same every run.
 factory.random.reseed_random("gin-rummy")
@@ -52,10 +52,8 @@ def server():
 @pytest.fixture(scope="session")
 def database_url(server):
     """A database of its own for the session, migrated to the latest revision."""
-    url = server.create_database()
-    upgrade(url)
-    yield url
-    server.drop_database(url)
+    with scratch_database(server.admin_url, "gin_rummy_test") as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,12 +7,17 @@ installed editable).  The revisions are plain SQL (``op.execute``).
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 
 import service
+
+from .database import create_database, drop_database, with_database
 
 MIGRATIONS = Path(service.__file__).resolve().parent.parent / "migrations"
 
@@ -40,3 +45,18 @@ def sqlalchemy_url(url: str) -> str:
     if scheme in ("postgres", "postgresql"):
         return f"postgresql+psycopg://{rest}"
     return url
+
+
+@contextmanager
+def scratch_database(admin_url: str, prefix: str) -> Iterator[str]:
+    """A new database on the server of ``admin_url`` (named ``prefix`` and a random
+    suffix), migrated to the latest revision; its URL, and the database is dropped at
+    the end.  For benchmarks and tools that must not touch a real database."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    create_database(admin_url, name)
+    try:
+        url = with_database(admin_url, name)
+        upgrade(url)
+        yield url
+    finally:
+        drop_database(admin_url, name)

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import run_script
 
 
-def run_benchmark(*args: str, script: str = "benchmarks/bots.py") -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, script, *args],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def run_benchmark(*args: str) -> subprocess.CompletedProcess:
+    return run_script("benchmarks/bots.py", *args)
 
 
 def test_a_short_duplicate_round_robin_prints_rates_points_endings_and_times():
@@ -44,7 +33,7 @@ def test_the_benchmark_refuses_a_pair_that_is_not_two_levels():
 
 
 def run_paired(*args: str) -> subprocess.CompletedProcess:
-    return run_benchmark("--deals", "3", "--workers", "1", *args, script="benchmarks/bots_paired.py")
+    return run_script("benchmarks/bots_paired.py", "--deals", "3", "--workers", "1", *args)
 
 
 def test_a_variant_equal_to_hard_plays_every_deal_alike():

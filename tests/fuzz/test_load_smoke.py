@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import run_script
 
 
 @pytest.mark.slow
@@ -19,15 +16,7 @@ def test_a_short_load_run_prints_every_figure_without_errors():
     args = ["--seconds", "2", "--clients", "2", "--rounds", "1", "--client-processes", "1", "--level", "easy"]
     if os.environ.get("TEST_DATABASE_URL"):
         args += ["--database-url", os.environ["TEST_DATABASE_URL"]]
-    result = subprocess.run(
-        [sys.executable, "benchmarks/load.py", *args],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    result = run_script("benchmarks/load.py", *args, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     rows = {}

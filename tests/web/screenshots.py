@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import uuid
 from pathlib import Path
 
 from service.store import EventStore, connect
-from service.store.database import create_database, drop_database, temporary_server, with_database
-from service.store.migrate import upgrade
+from service.store.database import temporary_server
+from service.store.migrate import scratch_database
 
 from .conftest import make_app
 from .support import Client, chromium, serving
@@ -32,11 +31,7 @@ def database(admin_url: str | None):
     with contextlib.ExitStack() as stack:
         if admin_url is None:
             admin_url = stack.enter_context(temporary_server("gin-rummy-shots-")).get_uri()
-        name = f"gin_rummy_shots_{uuid.uuid4().hex[:8]}"
-        create_database(admin_url, name)
-        stack.callback(drop_database, admin_url, name)
-        url = with_database(admin_url, name)
-        upgrade(url)
+        url = stack.enter_context(scratch_database(admin_url, "gin_rummy_shots"))
         pool = stack.enter_context(connect(url, max_size=6))
         yield EventStore(pool)
 
