@@ -512,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
                 gunicorn("benchmarks.load_baseline:app", ports["baseline"], args.workers, args.threads, env, logs / "baseline.log")
             )
         print(
-            f"gunicorn gthread, {args.workers} workers x {args.threads} threads per server; {args.seconds:g} s per load "
+            f"gunicorn gevent, {args.workers} workers per server; {args.seconds:g} s per load "
             f"and client count in {args.rounds} rounds; clients in {args.client_processes} processes; "
             f"rate limits {'on' if args.rate_limits else 'off'}; computer: {args.level}; cores: {os.cpu_count()}"
         )

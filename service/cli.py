@@ -20,8 +20,10 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 
 from service.store import EventStore, connect, database_url
 from service.store.migrate import downgrade, upgrade
@@ -30,33 +32,31 @@ from service.store.migrate import downgrade, upgrade
 def serve(args: argparse.Namespace) -> int:
     url = database_url()
     upgrade(url)
-    # The app (and every worker) then uses the same database, embedded or not.
-    os.environ["DATABASE_URL"] = url
-    from gunicorn.app.base import BaseApplication
-
-    # First: it sets PROMETHEUS_MULTIPROC_DIR, which must precede prometheus_client.
-    from service import gunicorn_conf
-    from service.api import create_app
-
-    class Server(BaseApplication):
-        def load_config(self):
-            self.cfg.set("bind", f"{args.host}:{args.port}")
-            self.cfg.set("workers", args.workers)
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("threads", args.threads)
-            self.cfg.set("timeout", 60)
-            self.cfg.set("on_starting", gunicorn_conf.on_starting)  # the workers' metrics, summed
-            self.cfg.set("child_exit", gunicorn_conf.child_exit)
-            self.cfg.set("on_exit", gunicorn_conf.on_exit)
-
-        def load(self):
-            return create_app()
-
+    # gunicorn runs in a process of its own, which imports nothing before its gevent
+    # workers patch the standard library (psycopg must be imported after that: see
+    # service.gunicorn_conf).  This process stays, holding the embedded server (if
+    # any) until gunicorn exits, then stopping it cleanly.
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,  # every worker uses the same database, embedded or not
+        "GIN_RUMMY_BIND": f"{args.host}:{args.port}",
+        "GIN_RUMMY_WORKERS": str(args.workers),
+        "GIN_RUMMY_CONNECTIONS": str(args.connections),
+    }
+    command = [sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf", "service.wsgi:app"]
     print(f"gin-rummy: serving on http://{args.host}:{args.port}/ (API docs at /docs)", file=sys.stderr)
-    # gunicorn stops on SIGTERM or Ctrl+C by exiting normally, so the exit handlers run
-    # and an embedded server is shut down cleanly.
-    Server().run()
-    return 0
+    gunicorn = subprocess.Popen(command, env=env)
+
+    def forward(signum, frame):
+        # Ctrl+C reaches both processes (one process group); SIGTERM may reach only
+        # this one.  A hangup stops the server (to gunicorn, HUP means reload).
+        with suppress(ProcessLookupError):
+            gunicorn.send_signal(signal.SIGTERM if signum == signal.SIGHUP else signum)
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, forward)
+    status = gunicorn.wait()
+    return 0 if status in (0, -signal.SIGINT, -signal.SIGTERM) else status
 
 
 def db_upgrade(args: argparse.Namespace) -> int:
@@ -242,7 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("--host", default="127.0.0.1")
     command.add_argument("--port", type=int, default=8000)
     command.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    command.add_argument("--threads", type=int, default=8, help="threads per process (default 8)")
+    command.add_argument(
+        "--connections", type=int, default=5000,
+        help="simultaneous connections per process, live streams included (default 5000)",
+    )
     command.set_defaults(run=serve)
 
     db = commands.add_parser("db", help="the database schema").add_subparsers(

@@ -17,18 +17,20 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from service import bots
-from service.engine import Event, State, decide, fold, redact_event, seat_view
+from service.serving import off_loop
+from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED
 from service.engine.simulate import deal_command
-from service.store import EventStore, NewIdempotencyRecord, StoredEvent
-from service.store.upcasting import current_version
+from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
+
+#: The computer's levels whose decisions run off the event loop (service.serving).
+SLOW_LEVELS = frozenset({"hard"})
 
 #: Upper bound on events one request may cause (a whole computer-only hand is far less).
 MAX_EVENTS_PER_REQUEST = 2_000
@@ -152,19 +154,33 @@ class MatchService:
         command: Mapping[str, Any],
         *,
         expected_version: int | None = None,
-        answer: Callable[[State, list[StoredEvent]], NewIdempotencyRecord | None] | None = None,
-    ):
+        idempotency: NewIdempotencyRecord | None = None,
+    ) -> tuple[State, list[StoredEvent]]:
         """Apply one seat command and the computer's answers; append them all at once.
 
-        ``answer(state, events)`` is given the state after the request and its events
-        as they will be stored (stamped now; ``position`` None) before they are: the
-        idempotency record it returns, if any, is saved in the same statement as the
-        events, so ``conn`` needs no transaction (the append checks the version).
+        ``idempotency``, the request's Idempotency-Key, is saved in the same statement
+        as the events, so ``conn`` needs no transaction (the append checks the version).
         Raises StaleVersion, the engine's CommandError / IllegalMoveError, or the
         store's ConcurrencyError when another request appended first (or answered the
         same key).  Returns the new state and the stored events.
+
+        The command is first decided on the state this process last saw of the match
+        (no query: the append's version check guards it).  If that fails in any way,
+        the state may have been stale, so the match is loaded as committed and the
+        command decided again: what the client gets is always the database's answer.
+        Without ``expected_version``, the command applies to the match as it is when
+        its events are stored.
         """
+        cached = self.store.cached(match_id)
+        if cached is not None:
+            try:
+                return self._act(conn, match_id, cached, seat, command, expected_version, idempotency)
+            except (StaleVersion, CommandError, IllegalMoveError, ConcurrencyError):
+                pass
         state = self.store.load(match_id, conn=conn)
+        return self._act(conn, match_id, state, seat, command, expected_version, idempotency)
+
+    def _act(self, conn, match_id, state: State, seat, command, expected_version, idempotency):
         if expected_version is not None and expected_version != state.version:
             raise StaleVersion(expected_version, state.version)
         events = decide(state, {**command, "seat": seat})
@@ -172,18 +188,8 @@ class MatchService:
         moves: list[str] = []
         after, more = self.autoplay(match_id, after, events, start=state, conn=conn, moves=moves)
         events += more
-        actor = f"seat:{seat}"
-        now = datetime.now(timezone.utc)
-        record = None
-        if answer is not None:
-            pending = [
-                StoredEvent(match_id, state.version + i, e.type, current_version(e.type), e.data, actor, now, None)
-                for i, e in enumerate(events, 1)
-            ]
-            record = answer(after, pending)
         stored = self.store.append(
-            match_id, state.version, events, actor=actor, recorded_at=[now] * len(events), state=after,
-            idempotency=record, conn=conn,
+            match_id, state.version, events, actor=f"seat:{seat}", state=after, idempotency=idempotency, conn=conn
         )
         self._report(moves, command["type"])
         return after, stored
@@ -198,15 +204,14 @@ class MatchService:
         (the stored state the request began from; None for a new match).  The type of
         each computer move is added to ``moves``, for the hooks once it is stored."""
         new: list[Event] = []
-        stored: list[dict] | None = None  # the stored events of start's hand, read once
+        stored: list[dict] | None = None  # the stored events of start's hand, fetched once
         while state.phase != MATCH_OVER and len(new) < MAX_EVENTS_PER_REQUEST:
             if state.phase == AWAITING_DEAL:
                 command = deal_command(self.deal_rng)
             elif state.turn is not None and state.seats[state.turn]["kind"] == "computer":
                 base = start.version if start is not None else 0
                 if stored is None:
-                    hand_began = start.hand_start_version if start is not None else 0
-                    stored = [e.to_json() for e in self.store.read(match_id, after=hand_began, conn=conn)] if base else []
+                    stored = self.store.hand_events(match_id, start, conn=conn) if base else []
                 history = self.hand_history(state, stored, pending + new, base)
                 command = {**self.computer_action(match_id, state, history), "seat": state.turn}
                 if moves is not None:
@@ -223,7 +228,12 @@ class MatchService:
         info = state.seats[seat]
         rng = random.Random(f"{info['seed']}:{state.version}")
         started = time.perf_counter()
-        action = bots.choose_action(view_for(state, seat, match_id), history, info["level"], rng)
+        view = view_for(state, seat, match_id)
+        if info["level"] in SLOW_LEVELS:
+            # Tens of milliseconds at times: off the event loop, which serves meanwhile.
+            action = off_loop(bots.choose_action, view, history, info["level"], rng)
+        else:
+            action = bots.choose_action(view, history, info["level"], rng)
         self.hooks.bot_decided(info["level"], time.perf_counter() - started)
         return action
 

@@ -1,5 +1,32 @@
-"""The WSGI entry point for servers: ``service.wsgi:app``."""
+"""The WSGI entry point for servers: ``service.wsgi:app``.
+
+A server process prints the request log (one JSON line per request, see
+``service.api.logs``) and the service's warnings and errors on standard error, unless
+``GIN_RUMMY_REQUEST_LOG`` is ``off`` (then only warnings and errors).
+"""
+
+import logging
+import os
+import sys
 
 from service.api import create_app
 
+
+def configure_logging() -> None:
+    requests = logging.getLogger("gin_rummy.requests")
+    if not requests.handlers and os.environ.get("GIN_RUMMY_REQUEST_LOG", "on").lower() not in ("off", "0", "no"):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        requests.addHandler(handler)
+        requests.setLevel(logging.INFO)
+        requests.propagate = False
+    service = logging.getLogger("service")
+    if not service.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        service.addHandler(handler)
+        service.setLevel(logging.WARNING)
+
+
+configure_logging()
 app = create_app()

@@ -7,7 +7,18 @@ Configuration (keys of ``config``, or environment variables where named):
 - ``OPERATOR_TOKEN`` (env ``GIN_RUMMY_OPERATOR_TOKEN``): the token that may read every
   match, for support and auditing.  Unset: there is no operator.
 - ``STORE``: an ``EventStore`` to use instead of connecting (tests).
-- ``STREAM_POLL_SECONDS``: how often a live stream looks for new events (0.25).
+- Live streams (``service.live``): ``STREAMS_PER_TOKEN`` (env
+  ``GIN_RUMMY_STREAMS_PER_TOKEN``, default 4), ``STREAMS_PER_ADDRESS``
+  (``GIN_RUMMY_STREAMS_PER_ADDRESS``, 100) and ``STREAMS_PER_PROCESS``
+  (``GIN_RUMMY_STREAMS_PER_PROCESS``, 4000): the most streams open at once in one
+  process per seat token (the operator's is not counted), per client address and in
+  all; beyond them 429 ``too_many_streams`` with Retry-After; 0 or ``off``: no limit.
+  ``STREAM_HEARTBEAT_SECONDS`` (15): a comment line after that long without events.
+  ``STREAM_BUFFER_EVENTS`` (256): recent events kept per followed match; a follower
+  further behind is disconnected and resumes with Last-Event-ID.
+  ``STREAM_SEND_TIMEOUT_SECONDS`` (30): a stream whose client takes nothing for that
+  long is closed.  ``STREAM_SEND_BUFFER_BYTES`` (65536): the socket send buffer of a
+  stream (the kernel's memory per slow client).
 - ``MAX_CONTENT_LENGTH``: largest request body in bytes (64 KiB).
 - ``CORS_ORIGINS`` (env ``GIN_RUMMY_CORS_ORIGINS``, comma-separated, or ``*``): browser
   origins allowed to call the API from another site.  Unset: same origin only.
@@ -44,8 +55,10 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service.live import LiveHub, StreamLimits
 from service.matches import MatchService
 from service.store import EventStore, connect
+from service.store.database import Probe
 from service.store.idempotency import purge_periodically
 
 from . import metrics
@@ -63,6 +76,8 @@ DEFAULT_RATE_LIMIT_PER_ADDRESS = "1000/second burst 3000"
 class Services:
     store: EventStore
     matches: MatchService
+    hub: LiveHub
+    probe: Probe
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -75,18 +90,35 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         RATE_LIMIT_PER_ADDRESS=os.environ.get("GIN_RUMMY_RATE_LIMIT_PER_ADDRESS", DEFAULT_RATE_LIMIT_PER_ADDRESS),
         TRUSTED_PROXIES=int(os.environ.get("GIN_RUMMY_TRUSTED_PROXIES") or 0),
         METRICS_TOKEN=os.environ.get("GIN_RUMMY_METRICS_TOKEN") or None,
-        STREAM_POLL_SECONDS=0.25,
+        STREAMS_PER_TOKEN=os.environ.get("GIN_RUMMY_STREAMS_PER_TOKEN", "4"),
+        STREAMS_PER_ADDRESS=os.environ.get("GIN_RUMMY_STREAMS_PER_ADDRESS", "100"),
+        STREAMS_PER_PROCESS=os.environ.get("GIN_RUMMY_STREAMS_PER_PROCESS", "4000"),
+        STREAM_HEARTBEAT_SECONDS=15.0,
+        STREAM_BUFFER_EVENTS=256,
+        STREAM_SEND_TIMEOUT_SECONDS=30.0,
+        STREAM_SEND_BUFFER_BYTES=64 * 1024,
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
         IDEMPOTENCY_PURGE_SECONDS=3600,
     )
     app.config.update(config or {})
-    store = app.config.get("STORE")
+    store = reader = app.config.get("STORE")
     if store is None:
-        store = EventStore(connect(app.config.get("DATABASE_URL") or os.environ.get("DATABASE_URL")))
+        url = app.config.get("DATABASE_URL") or os.environ.get("DATABASE_URL")
+        store = EventStore(connect(url))
+        # Streams read through a small pool of their own: a crowd of them catching up
+        # never takes the connections that actions need.
+        reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
         if app.config["IDEMPOTENCY_PURGE_SECONDS"]:
             purge_periodically(store.pool, every=float(app.config["IDEMPOTENCY_PURGE_SECONDS"]))
-    app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS))
+    limits = StreamLimits(
+        per_token=_count_limit(app.config["STREAMS_PER_TOKEN"], "STREAMS_PER_TOKEN"),
+        per_address=_count_limit(app.config["STREAMS_PER_ADDRESS"], "STREAMS_PER_ADDRESS"),
+        per_process=_count_limit(app.config["STREAMS_PER_PROCESS"], "STREAMS_PER_PROCESS"),
+    )
+    hub = LiveHub(reader, limits=limits, buffer_events=int(app.config["STREAM_BUFFER_EVENTS"])) if store.pool else None
+    probe = Probe(store.pool.conninfo) if store.pool else None
+    app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS), hub, probe)
     app.extensions["gin_rummy_known_tokens"] = KnownTokens()
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])
@@ -96,8 +128,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     register_cors(app)
     # Order matters: a refused request (429) must already have its id and its clock.
-    register_request_logs(app)
-    metrics.register_request_metrics(app)
+    register_request_logs(app)  # and the request metrics
     register_rate_limits(app, on_limited=metrics.rate_limited)
     from . import matches, meta, records, web
 
@@ -107,3 +138,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(records.bp)
     app.register_blueprint(web.bp)
     return app
+
+
+def _count_limit(value, name: str) -> int | None:
+    """A limit on a number of things: a whole number, or 0 / ``off`` for none."""
+    text = str(value).strip().lower()
+    if text in ("", "0", "off", "none"):
+        return None
+    if not text.isdigit():
+        raise ValueError(f"{name} must be a whole number, or 0 / off for no limit; got {value!r}")
+    return int(text)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
+import socket
 import uuid
 
-from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
+import orjson
+
+from flask import Blueprint, Response, current_app, request, url_for
 
 from service.engine import CommandError, IllegalMoveError, redact_event
+from service.live import Closing, Lagged, TooManyStreams, follow
 from service.matches import StaleVersion, view_for
 from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record
 
@@ -135,8 +138,16 @@ def parse_if_match(value: str | None) -> int | None:
     return int(raw)
 
 
-def with_etag(body: dict, version: int, status: int = 200, headers: dict | None = None) -> Response:
-    response = current_app.response_class(json.dumps(body), status=status, mimetype="application/json")
+def dumps(body) -> bytes:
+    """JSON of a response body (orjson: several times faster than json, and every
+    view and event feed is encoded on every request)."""
+    return orjson.dumps(body)
+
+
+def with_etag(body: dict | bytes, version: int, status: int = 200, headers: dict | None = None) -> Response:
+    """A JSON response (``body`` a document, or its JSON already encoded) with the version as its ETag."""
+    data = body if isinstance(body, bytes) else dumps(body)
+    response = current_app.response_class(data, status=status, mimetype="application/json")
     response.headers["ETag"] = etag(version)
     for key, value in (headers or {}).items():
         response.headers[key] = value
@@ -248,21 +259,32 @@ def get_match(match_id: str):
 
 @bp.get("/matches/<match_id>/events")
 @operation(
-    summary="Events since a version, redacted for the caller",
+    summary="Events since a version, redacted for the caller, a page at a time",
     tags=["matches"],
     query=s.EventsQuerySchema,
     responses={200: s.EventsPageSchema, 422: s.ProblemSchema, **PROBLEMS},
+    description=(
+        "The events with seq above `after`, at most `limit` of them (default 500, at most 1000). When more "
+        "follow, `next_after` says where the next page starts: pass it as `after`."
+    ),
 )
 def get_events(match_id: str):
     mid = parse_match_id(match_id)
     args = query_args(s.EventsQuerySchema)
+    limit = args["limit"]
     with _services().store.connection() as conn:
         caller = caller_for_match(conn, mid)
-        events = _services().store.read(mid, after=args["after"], conn=conn)
+        events = _services().store.read(mid, after=args["after"], limit=limit + 1, conn=conn)
         # With no events after ``after``, the match was at ``after`` at most when read
         # (the summary, read next, may be newer: its events would be missed).
-        version = events[-1].seq if events else min(args["after"], _version(conn, mid))
-    body = {"match_id": str(mid), "version": version, "events": [event_json(e, caller.seat) for e in events]}
+        version = events[min(len(events), limit) - 1].seq if events else min(args["after"], _version(conn, mid))
+    more = len(events) > limit
+    body = {
+        "match_id": str(mid),
+        "version": version,
+        "events": [event_json(e, caller.seat) for e in events[:limit]],
+        "next_after": version if more else None,
+    }
     return with_etag(body, version)
 
 
@@ -281,14 +303,18 @@ def _version(conn, mid: uuid.UUID) -> int:
     headers=[LAST_EVENT_ID],
     responses={
         200: s.ServerSentEvents(s.EventSchema, "text/event-stream: one `event:` per match event (id = seq, data = the event JSON)"),
+        429: s.ProblemSchema,
         **PROBLEMS,
     },
     content_type="text/event-stream",
     description=(
-        "Sends the events after `after` (or the Last-Event-ID header), then each new one as it is stored. "
-        "The stream closes after `wait` seconds (default 30) or when the match ends; reconnect with Last-Event-ID. "
-        "A browser's EventSource cannot send the Authorization header: read the stream with fetch, as the "
-        "reference client does."
+        "Sends the events after `after` (or the Last-Event-ID header), a long backlog in pieces of 500, then "
+        "each new one as it is stored, with a `: keep-alive` comment after 15 seconds without one. The stream "
+        "closes after `wait` seconds (default 30), when the match ends, or when the client falls more than 256 "
+        "events behind; reconnect with Last-Event-ID, on any instance, to continue without a gap. A process "
+        "holds at most 4 streams per seat token and 100 per client address at once (by default): beyond "
+        "them, 429 `too_many_streams` with Retry-After. A browser's EventSource cannot send the Authorization "
+        "header: read the stream with fetch, as the reference client does."
     ),
 )
 def stream(match_id: str):
@@ -297,33 +323,73 @@ def stream(match_id: str):
     last = request.headers.get("Last-Event-ID") or None
     if last is not None and not is_number(last):
         raise Problem(422, "invalid_request", "Last-Event-ID must be an event id (seq)", errors={"Last-Event-ID": ["not an event id"]})
-    after, wait = int(last) if last is not None else args["after"], args["wait"]
-    store = _services().store
-    with store.connection() as conn:
+    after = int(last) if last is not None else args["after"]
+    services = _services()
+    with services.store.connection() as conn:
         caller = caller_for_match(conn, mid)
         _version(conn, mid)
-    poll = current_app.config["STREAM_POLL_SECONDS"]
-    deadline = time.monotonic() + wait
-
-    def generate():
-        nonlocal after
-        yield "retry: 1000\n\n"
-        while True:
-            events = store.read(mid, after=after)
-            for e in events:
-                after = e.seq
-                yield f"id: {e.seq}\nevent: {e.type}\ndata: {json.dumps(event_json(e, caller.seat))}\n\n"
-                if e.type == "match_ended":
-                    return
-            if time.monotonic() >= deadline:
-                return
-            yield ": keep-alive\n\n"
-            time.sleep(poll)
-
-    response = Response(stream_with_context(generate()), mimetype="text/event-stream")
+    try:
+        sub = services.hub.open(
+            mid, token_key=None if caller.is_operator else f"{mid}:{caller.seat}", address=request.remote_addr
+        )
+    except TooManyStreams as exc:
+        raise Problem(
+            429, "too_many_streams", f"{exc} are open at once; close one, or retry later",
+            headers={"Retry-After": str(STREAM_RETRY_AFTER)},
+        ) from None
+    except Closing:
+        raise Problem(503, "shutting_down", "this instance is shutting down; retry", headers={"Retry-After": "1"}) from None
+    config = current_app.config
+    _bound_socket(request.environ.get("gunicorn.socket"), config)
+    seat = caller.seat
+    chunks = follow(
+        sub, after, seconds=args["wait"], heartbeat=float(config["STREAM_HEARTBEAT_SECONDS"]),
+        render=sse_frame, seat=seat,
+    )
+    response = Response(StreamBody(chunks, sub), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass events through at once
     return response
+
+
+#: Seconds a client refused for having too many streams is asked to wait.
+STREAM_RETRY_AFTER = 5
+
+
+def sse_frame(stored, seat: int | None) -> bytes:
+    """One event as a Server-Sent Event: its seq as the id, its type as the name."""
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (stored.seq, stored.type.encode(), dumps(event_json(stored, seat)))
+
+
+class StreamBody:
+    """A stream's chunks; closing it (the server does, however the stream ends, even
+    one never started) releases its place in the hub.  A follower too far behind
+    gets a last comment saying so."""
+
+    def __init__(self, chunks, sub):
+        self.chunks, self.sub = chunks, sub
+
+    def __iter__(self):
+        try:
+            yield from self.chunks
+        except Lagged:
+            yield b": too far behind: reconnect with Last-Event-ID\n\n"
+
+    def close(self):
+        self.chunks.close()
+        self.sub.close()
+
+
+def _bound_socket(sock, config) -> None:
+    """A stream's socket: a small send buffer, and a send timeout, so that a client
+    that reads nothing costs bounded memory and is dropped after a while."""
+    if sock is None:  # not under gunicorn (tests)
+        return
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(config["STREAM_SEND_BUFFER_BYTES"]))
+        sock.settimeout(float(config["STREAM_SEND_TIMEOUT_SECONDS"]))
+    except OSError:
+        pass
 
 
 @bp.get("/matches")
@@ -404,26 +470,23 @@ def act(match_id: str):
     store = services.store
     fingerprint = hashlib.sha256(json.dumps([command, expected], sort_keys=True).encode()).hexdigest()
 
-    caller = None
-
-    def answer(state, events):
-        body = {"view": view_json(state, caller, mid), "events": [event_json(e, caller.seat) for e in events]}
-        answer.body, answer.version = body, state.version
-        return NewIdempotencyRecord(caller.scope, key, fingerprint, 200, body) if key is not None else None
-
     # A request with a key that was applied before is not looked up first (that would
     # cost every request a query): acting again fails, because the version moved on
     # (412, or 409 from the append), because the action is no longer legal, or, when
     # it is legal again, because the key's record exists (the statement saving the
-    # events with the answer fails on the key, storing nothing).  Any of those, with a
+    # events with the record fails on the key, storing nothing).  Any of those, with a
     # key, looks for the first answer.  No transaction is needed: one statement stores
-    # the events, the summary and the answer, or nothing.
+    # the events, the summary and the record, or nothing.
+    caller = None
     try:
         with store.connection() as conn:
             caller = caller_for_match(conn, mid)
             if caller.is_operator:
                 raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
-            services.matches.act(conn, mid, caller.seat, command, expected_version=expected, answer=answer)
+            record = NewIdempotencyRecord(caller.scope, key, fingerprint) if key is not None else None
+            state, events = services.matches.act(
+                conn, mid, caller.seat, command, expected_version=expected, idempotency=record
+            )
     except MatchNotFound:
         raise match_not_found(mid) from None
     except (StaleVersion, ConcurrencyError, CommandError, IllegalMoveError) as exc:
@@ -440,7 +503,12 @@ def act(match_id: str):
                 headers={"ETag": etag(exc.current)}, extra={"current_version": exc.current},
             ) from None
         raise Problem(409, "conflict", "another request changed the match first; reload it and retry") from None
-    return with_etag(answer.body, answer.version)
+    return with_etag(action_answer(state, events, caller, mid), state.version)
+
+
+def action_answer(state, events, caller: Caller, mid: uuid.UUID) -> dict:
+    """An action's answer: the caller's view after it, and every event it caused."""
+    return {"view": view_json(state, caller, mid), "events": [event_json(e, caller.seat) for e in events]}
 
 
 def _replay(conn, mid, caller: Caller, key: str, fingerprint: str) -> Response | None:
@@ -451,7 +519,14 @@ def _replay(conn, mid, caller: Caller, key: str, fingerprint: str) -> Response |
         raise Problem(
             422, "idempotency_key_reused", "this Idempotency-Key was used for a different request in this match"
         )
-    return with_etag(record.body, record.body["view"]["version"], record.status, {"Idempotent-Replayed": "true"})
+    replayed = {"Idempotent-Replayed": "true"}
+    if record.body is not None:  # stored by an earlier version of the service
+        return with_etag(record.body, record.body["view"]["version"], record.status, replayed)
+    # The first answer, rebuilt: the view at the request's last event, and its events.
+    store = _services().store
+    events = store.read(mid, after=record.first_seq - 1, limit=record.last_seq - record.first_seq + 1, conn=conn)
+    state = store.state_at(mid, record.last_seq, conn=conn)
+    return with_etag(action_answer(state, events, caller, mid), state.version, record.status, replayed)
 
 
 

@@ -2,8 +2,10 @@
 
 Two health checks, for two questions: ``/health/live`` (liveness: the process answers;
 never touches the database, so a database outage does not get healthy processes
-restarted) and ``/health`` (readiness: the database answers too; a load balancer sends
-no traffic to an instance that says 503).  Neither is rate limited.
+restarted) and ``/health`` (readiness: the database answers too, on a connection kept
+for this check alone; a load balancer sends no traffic to an instance that says 503).
+Neither is rate limited, and neither waits behind streams or actions: each request is
+a greenlet of the worker's event loop (service.gunicorn_conf).
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ bp = Blueprint("meta", __name__)
     ),
 )
 def health():
-    store = current_app.extensions["gin_rummy"].store
+    # A connection of its own: the check never waits behind the requests.
+    probe = current_app.extensions["gin_rummy"].probe
     try:
-        with store.transaction() as conn:
-            conn.execute("SELECT 1")
+        probe.check()
     except Exception as exc:  # any failure to reach the database means not ready
         current_app.logger.warning("health: database unavailable: %s", type(exc).__name__)
         response = jsonify({"status": "unavailable", "database": "unreachable"})

@@ -29,9 +29,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import time
 
-from flask import Blueprint, Flask, Response, current_app, g, request
+from flask import Blueprint, Response, current_app, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -92,22 +91,23 @@ def rate_limited(scope: str) -> None:
     RATE_LIMITED.labels(scope).inc()
 
 
-def register_request_metrics(app: Flask) -> None:
-    @app.before_request
-    def _start():
-        g.metrics_started = time.perf_counter()
+def count_request(method: str, route: str | None, status: int, seconds: float | None, problem_code: str | None) -> None:
+    """Count one answered request (called by the request hooks of ``service.api.logs``)."""
+    method = method if method in METHODS else "other"
+    route = route or "unmatched"
+    key = (method, route, status)
+    counters = _children.get(key)
+    if counters is None:
+        # The labelled children, looked up once per series: labels() costs every request.
+        counters = _children[key] = (REQUESTS.labels(method, route, str(status)), LATENCY.labels(method, route))
+    counters[0].inc()
+    if seconds is not None:
+        counters[1].observe(seconds)
+    if status in (409, 412):
+        CONFLICTS.labels(str(status), problem_code or "unknown").inc()
 
-    @app.after_request
-    def _count(response):
-        method = request.method if request.method in METHODS else "other"
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        REQUESTS.labels(method, route, str(response.status_code)).inc()
-        started = g.get("metrics_started")
-        if started is not None:
-            LATENCY.labels(method, route).observe(time.perf_counter() - started)
-        if response.status_code in (409, 412):
-            CONFLICTS.labels(str(response.status_code), g.get("problem_code") or "unknown").inc()
-        return response
+
+_children: dict[tuple[str, str, int], tuple] = {}
 
 
 def exposition() -> bytes:

@@ -268,8 +268,14 @@ class ActionResultSchema(Schema):
 
 class EventsPageSchema(Schema):
     match_id = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = fields.Integer(
+        required=True, metadata={"description": "The seq of the last event in this page (`after` when it is empty)."}
+    )
     events = fields.List(fields.Nested(EventSchema), required=True)
+    next_after = fields.Integer(
+        allow_none=True, required=True,
+        metadata={"description": "More events follow: pass this as `after` for the next page. Null: this page reached the last event."},
+    )
 
 
 class ViewQuerySchema(Base):
@@ -287,8 +293,8 @@ class StreamQuerySchema(Base):
     )
     wait = fields.Integer(
         load_default=30,
-        validate=validate.Range(0, 300),
-        metadata={"description": "Close the stream after this many seconds (it also closes when the match ends)."},
+        validate=validate.Range(0, 3600),
+        metadata={"description": "Close the stream after this many seconds, 0 to 3600 (it also closes when the match ends)."},
     )
 
 
@@ -301,8 +307,18 @@ class ServerSentEvents:
         self.description = description
 
 
+#: Events per page of ``GET /matches/{id}/events``: by default, and at most.
+EVENTS_PAGE = 500
+EVENTS_PAGE_MAX = 1000
+
+
 class EventsQuerySchema(Base):
     after = fields.Integer(load_default=0, validate=validate.Range(0), metadata={"description": "Return events with seq greater than this."})
+    limit = fields.Integer(
+        load_default=EVENTS_PAGE,
+        validate=validate.Range(1, EVENTS_PAGE_MAX),
+        metadata={"description": f"Page size, 1 to {EVENTS_PAGE_MAX} (default {EVENTS_PAGE}); a larger one is refused with 422."},
+    )
 
 
 class MatchSummarySchema(Schema):

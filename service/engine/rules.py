@@ -15,7 +15,7 @@ service.engine.rules.RulesError: knock_limit must be a whole number from 0 to 10
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 
 
 class RulesError(ValueError):
@@ -48,8 +48,11 @@ class Rules:
     defender_arranges: bool = False
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # Not dataclasses.asdict, which deep-copies every value: every view needs this.
+        return {name: getattr(self, name) for name in _RULE_NAMES}
 
+
+_RULE_NAMES = tuple(f.name for f in fields(Rules))
 
 #: What each parameter accepts: (type, low, high) for numbers, bool for switches.
 RANGES: dict[str, tuple] = {

@@ -14,13 +14,16 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import orjson
 import platformdirs
 import psycopg
 from psycopg import sql
+from psycopg.types.json import set_json_dumps, set_json_loads
 from psycopg_pool import ConnectionPool
 
 APP_NAME = "gin-rummy"
@@ -30,6 +33,20 @@ EMBEDDED_DATABASE = "gin_rummy"
 POOL_TIMEOUT = 2.0
 #: Seconds the pool keeps retrying one lost connection before it starts afresh.
 RECONNECT_TIMEOUT = 10.0
+
+
+def _dumps(value) -> bytes | str:
+    # orjson is several times faster than json, and JSON data (events, snapshots,
+    # answers) is encoded or decoded on every request; it refuses what JSON allows
+    # but it does not (integers beyond 64 bits), which json then encodes.
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value)
+
+
+set_json_dumps(_dumps)
+set_json_loads(orjson.loads)
 
 
 def data_dir() -> Path:
@@ -125,8 +142,9 @@ def with_database(url: str, name: str) -> str:
 def connect(url: str | None = None, *, min_size: int = 1, max_size: int = 10, **kwargs) -> ConnectionPool:
     """An open connection pool for ``url`` (default: :func:`database_url`).
 
-    Connections are in autocommit mode: a single statement is its own transaction, and
-    the store opens explicit transactions (``EventStore.transaction``) where it needs more.
+    Connections are in autocommit mode (a single statement is its own transaction, and
+    the store opens explicit transactions, ``EventStore.transaction``, where it needs
+    more) and in the UTC time zone.
 
     While the server cannot be reached, a request waits at most ``timeout`` seconds
     for a connection (psycopg_pool's default, 30 s, would hold every request that
@@ -141,8 +159,38 @@ def connect(url: str | None = None, *, min_size: int = 1, max_size: int = 10, **
         url or database_url(),
         min_size=min_size,
         max_size=max_size,
-        kwargs={"autocommit": True},
+        # UTC: every time the service reads back (and so prints) is in one zone,
+        # whatever the server's default.
+        kwargs={"autocommit": True, "options": "-c TimeZone=UTC"},
         open=True,
         name="gin-rummy",
         **kwargs,
     )
+
+
+class Probe:
+    """A connection of its own for health checks, so that a check never waits for a
+    pooled connection behind the requests (made on first use, made again after a
+    failure)."""
+
+    def __init__(self, conninfo: str, timeout: float = POOL_TIMEOUT):
+        self.conninfo = conninfo
+        self.timeout = timeout
+        self._conn: psycopg.Connection | None = None
+        self._lock = threading.Lock()
+
+    def check(self) -> None:
+        """Return when the database answers a query; raise psycopg.Error otherwise."""
+        with self._lock:
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = psycopg.connect(
+                        self.conninfo, autocommit=True, connect_timeout=max(1, round(self.timeout)),
+                        options=f"-c statement_timeout={int(self.timeout * 1000)}",
+                    )
+                self._conn.execute("SELECT 1")
+            except psycopg.Error:
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn = None
+                raise

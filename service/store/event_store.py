@@ -27,7 +27,9 @@ from service.engine import Event, State, fold
 from . import summaries as _summaries
 from .errors import ConcurrencyError, MatchNotFound
 from .events import COLUMNS, StoredEvent, current_data, stored_events
+from .cache import DEFAULT_SIZE, Entry, StateCache, hand_tail, keeps_hand_events
 from .idempotency import NewIdempotencyRecord
+from .notifications import Announcer, payload
 from .summaries import INSERT_SUMMARY, SUMMARY_EVENTS, UPDATE_SUMMARY, MatchSummary, summary_changes
 from .upcasting import current_version
 
@@ -72,9 +74,9 @@ INSERT_SNAPSHOT = """
 # Written only if the events were; a second answer for the same key fails the whole
 # statement on the key, like a second append at the same version.
 INSERT_IDEMPOTENCY_RECORD = """
-    INSERT INTO idempotency_keys (match_id, scope, key, fingerprint, status, body)
+    INSERT INTO idempotency_keys (match_id, scope, key, fingerprint, status, first_seq, last_seq)
     SELECT %(match_id)s, %(idempotency_scope)s, %(idempotency_key)s, %(idempotency_fingerprint)s,
-           %(idempotency_status)s, %(idempotency_body)s
+           %(idempotency_status)s, %(expected)s::int + 1, %(last_seq)s::int
     WHERE EXISTS (SELECT FROM appended)
 """
 
@@ -102,20 +104,32 @@ def append_sql(many: bool, summary: str | None, snapshot: bool, remembered: bool
     return "WITH " + ",\n".join(parts) + "\nSELECT seq, position, recorded_at FROM appended"
 
 
-# The latest snapshot (if any), and the events after it as one JSON array of
-# [type, schema_version, data]: one value to decode, not one per event.
+# The state at a version: the latest snapshot at or below it (if any), and the events
+# after that up to the version as one JSON array of [seq, type, schema_version, data]
+# (one value to decode, not one per event).
 LOAD = """
 WITH snapshot AS (
     SELECT version, state FROM snapshots
-    WHERE match_id = %(match_id)s AND format = %(format)s
+    WHERE match_id = %(match_id)s AND format = %(format)s AND version <= %(version)s
     ORDER BY version DESC LIMIT 1
 )
 SELECT (SELECT state FROM snapshot),
-       (SELECT json_agg(json_build_array(type, schema_version, data) ORDER BY seq) FROM events
-        WHERE match_id = %(match_id)s AND seq > COALESCE((SELECT version FROM snapshot), 0))
+       (SELECT json_agg(json_build_array(seq, type, schema_version, data) ORDER BY seq) FROM events
+        WHERE match_id = %(match_id)s AND seq > COALESCE((SELECT version FROM snapshot), 0)
+          AND seq <= %(version)s)
+"""
+#: The version LOAD reads up to for the latest state.
+LATEST = 2**31 - 1
+
+# The events after a cached version, the same way (NULL when there are none).
+CATCH_UP = """
+SELECT json_agg(json_build_array(seq, type, schema_version, data) ORDER BY seq) FROM events
+WHERE match_id = %(match_id)s AND seq > %(after)s
 """
 
 READ = f"SELECT {COLUMNS} FROM events WHERE match_id = %s AND seq > %s ORDER BY seq"
+READ_PAGE = f"SELECT {COLUMNS} FROM events WHERE match_id = %s AND seq > %s ORDER BY seq LIMIT %s"
+READ_RANGE = f"SELECT {COLUMNS} FROM events WHERE match_id = %s AND seq > %s AND seq <= %s ORDER BY seq"
 
 # The global order and its horizon are explained in events.py.
 READ_ALL = f"""
@@ -138,22 +152,42 @@ def _event(event: Event | Mapping[str, Any]) -> Event:
     return event if isinstance(event, Event) else Event(event["type"], event["data"])
 
 
+def _brief(event: StoredEvent) -> dict:
+    return {"seq": event.seq, "type": event.type, "data": event.data}
+
+
 class EventStore:
     """Every method takes an optional ``conn``: a connection in a transaction from
     :meth:`transaction`, to act within it; without one, the method uses a pooled
     connection on its own (an append is then a transaction of its own)."""
 
-    def __init__(self, pool: ConnectionPool):
+    def __init__(self, pool: ConnectionPool, *, cache_size: int = DEFAULT_SIZE):
         self.pool = pool
+        self.cache = StateCache(cache_size)
+        # Notifications of appends made inside transaction(), by connection, sent
+        # once it commits.
+        self._unannounced: dict[int, list[str]] = {}
         self._checking = threading.Lock()
         self._checker: threading.Thread | None = None
+
+    @functools.cached_property
+    def announcer(self) -> Announcer:
+        """Sends the notifications of this store's appends (made at the first one)."""
+        return Announcer.of(self.pool.conninfo)
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Connection]:
         """A unit of work: appends, seat tokens and idempotency records written through
-        the connection yielded commit together, or not at all."""
-        with self._pooled() as conn, conn.transaction():
-            yield conn
+        the connection yielded commit together, or not at all.  Its appends are
+        announced (notifications.py) once it has committed."""
+        with self._pooled() as conn:
+            pending = self._unannounced[id(conn)] = []
+            try:
+                with conn.transaction():
+                    yield conn
+            finally:
+                del self._unannounced[id(conn)]
+            self.announcer.announce(pending)
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
@@ -251,7 +285,7 @@ class EventStore:
                 idempotency_key=idempotency.key,
                 idempotency_fingerprint=idempotency.fingerprint,
                 idempotency_status=idempotency.status,
-                idempotency_body=Jsonb(idempotency.body),
+                last_seq=expected_version + len(events),
             )
         with self._connection(conn) as c:
             if snapshot:
@@ -268,11 +302,28 @@ class EventStore:
                 raise ConcurrencyError(match_id, expected_version, message) from exc
             if not rows:
                 raise self._refusal(c, match_id, expected_version)
+            # Only a committed state may be cached, or announced: inside a transaction,
+            # the append is not yet (and may never be) what other requests see.
+            committed = c.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            note = payload(match_id, expected_version + len(events))
+            if committed:
+                self.announcer.announce([note])
+            elif id(c) in self._unannounced:
+                self._unannounced[id(c)].append(note)
         rows.sort()
-        return [
+        stored = [
             StoredEvent(match_id, seq, e.type, version, e.data, actor, time, position)
             for e, version, (seq, position, time) in zip(events, versions, rows, strict=True)
         ]
+        if committed and state is not None and state.version == expected_version + len(events):
+            self._remember(match_id, state, expected_version, [_brief(e) for e in stored])
+        return stored
+
+    def _remember(self, match_id: UUID, state: State, before: int, new: list[dict]) -> None:
+        """Cache ``state``, reached from version ``before`` by the ``new`` events."""
+        known = self.cache.get(match_id)
+        earlier = known.hand_events if known is not None and known.state.version == before else None
+        self.cache.put(match_id, Entry(state, hand_tail(state, earlier, new)))
 
     def _state_after(self, conn, match_id: UUID, expected_version: int, events: list[Event]) -> State:
         """The state a snapshot of this append would hold."""
@@ -301,22 +352,77 @@ class EventStore:
     # --- reading ------------------------------------------------------------------
 
     def load(self, match_id: UUID, *, conn: psycopg.Connection | None = None) -> State:
-        """The match's state: its latest snapshot with the events after it folded in."""
+        """The match's state as committed now: the cached state with the events after
+        it folded in, else the latest snapshot with the events after it."""
         with self._connection(conn) as c:
             return self._load(c, match_id)
 
-    @staticmethod
-    def _load(conn, match_id: UUID) -> State:
-        snapshot, rows = conn.execute(LOAD, {"match_id": match_id, "format": SNAPSHOT_FORMAT}).fetchone()
+    def cached(self, match_id: UUID) -> State | None:
+        """The state this process last saw of the match, unchecked (it may be stale:
+        see cache.py), or None."""
+        entry = self.cache.get(match_id)
+        return entry.state if entry is not None else None
+
+    def hand_events(self, match_id: UUID, state: State, *, conn: psycopg.Connection | None = None) -> list[dict]:
+        """``{"seq", "type", "data"}`` of the stored events of ``state``'s hand up to its
+        version (from the cache when it holds them)."""
+        entry = self.cache.get(match_id)
+        if entry is not None and entry.state.version == state.version and entry.hand_events is not None:
+            return list(entry.hand_events)
+        with self._connection(conn) as c:
+            events = [
+                _brief(e)
+                for e in stored_events(c, c.execute(READ_RANGE, (match_id, state.hand_start_version, state.version)))
+            ]
+        if entry is not None and entry.state.version == state.version and keeps_hand_events(state):
+            self.cache.put(match_id, Entry(entry.state, tuple(events)))
+        return events
+
+    def _load(self, conn, match_id: UUID) -> State:
+        entry = self.cache.get(match_id)
+        if entry is not None:
+            (rows,) = conn.execute(CATCH_UP, {"match_id": match_id, "after": entry.state.version}).fetchone()
+            if rows is None:
+                return entry.state
+            new = self._decoded(conn, match_id, rows)
+            state = fold(new, entry.state)
+            self.cache.put(match_id, Entry(state, hand_tail(state, entry.hand_events, new)))
+            return state
+        state, new = self._load_at(conn, match_id, LATEST)
+        self.cache.put(match_id, Entry(state, hand_tail(state, None, new)))
+        return state
+
+    def _load_at(self, conn, match_id: UUID, version: int) -> tuple[State, list[dict]]:
+        """The state at ``version`` (at most; the latest for LATEST), and the events
+        folded onto its snapshot."""
+        params = {"match_id": match_id, "format": SNAPSHOT_FORMAT, "version": version}
+        snapshot, rows = conn.execute(LOAD, params).fetchone()
         if snapshot is None and rows is None:
             raise MatchNotFound(match_id)
-        events = [Event(etype, current_data(conn, match_id, etype, version, data)) for etype, version, data in rows or ()]
-        return fold(events, State.from_json(snapshot) if snapshot is not None else None)
+        new = self._decoded(conn, match_id, rows or ())
+        return fold(new, State.from_json(snapshot) if snapshot is not None else None), new
 
-    def read(self, match_id: UUID, after: int = 0, *, conn: psycopg.Connection | None = None) -> list[StoredEvent]:
-        """The match's events with seq above ``after``, in order (empty if there are none)."""
+    def state_at(self, match_id: UUID, version: int, *, conn: psycopg.Connection | None = None) -> State:
+        """The match's state at ``version`` (or at its last version, if that is lower)."""
         with self._connection(conn) as c:
-            return list(stored_events(c, c.execute(READ, (match_id, after))))
+            return self._load_at(c, match_id, version)[0]
+
+    @staticmethod
+    def _decoded(conn, match_id: UUID, rows) -> list[dict]:
+        return [
+            {"seq": seq, "type": etype, "data": current_data(conn, match_id, etype, version, data)}
+            for seq, etype, version, data in rows
+        ]
+
+    def read(
+        self, match_id: UUID, after: int = 0, limit: int | None = None, *, conn: psycopg.Connection | None = None
+    ) -> list[StoredEvent]:
+        """The match's events with seq above ``after``, in order (empty if there are
+        none); at most ``limit`` of them when given."""
+        with self._connection(conn) as c:
+            if limit is None:
+                return list(stored_events(c, c.execute(READ, (match_id, after))))
+            return list(stored_events(c, c.execute(READ_PAGE, (match_id, after, limit))))
 
     def read_all(self, after: int = 0, limit: int = 1000, *, conn: psycopg.Connection | None = None) -> Page:
         """Up to ``limit`` events of all matches that follow ``after`` in the global order.

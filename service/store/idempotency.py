@@ -2,7 +2,9 @@
 
 Saved by the same statement as the events the request caused
 (``EventStore.append(..., idempotency=NewIdempotencyRecord(...))``), so a retry either
-finds the answer or finds nothing was done.  Of two identical requests racing, one
+finds the record or finds nothing was done.  The record names those events (their
+first and last seq), not the answer: the answer was the caller's view at the last of
+them and the events themselves, which the API rebuilds exactly.  Of two identical requests racing, one
 appends and the other fails with ``ConcurrencyError`` (on the version or on the key),
 and then finds the record.  Records are kept at least ``IDEMPOTENCY_RETENTION`` (24 hours),
 then purged (``gin-rummy db purge-idempotency``, and hourly by the service itself).
@@ -25,26 +27,31 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class IdempotencyRecord:
+    """A stored answer: the events it caused (seq ``first_seq`` to ``last_seq``), from
+    which it is rebuilt, or (records from before those were kept) its ``body``."""
+
     fingerprint: str
     status: int
     body: Any
     created_at: datetime
+    first_seq: int | None = None
+    last_seq: int | None = None
 
 
 class NewIdempotencyRecord(NamedTuple):
-    """The answer to remember for a request with an Idempotency-Key, saved by
-    ``EventStore.append(..., idempotency=...)`` in the same statement as its events."""
+    """The request with an Idempotency-Key to remember, saved by ``EventStore.append(...,
+    idempotency=...)`` in the same statement as its events, with their seqs: the answer
+    to a retry is rebuilt from those events, so it need not be stored."""
 
     scope: str
     key: str
     fingerprint: str
-    status: int
-    body: Any
+    status: int = 200
 
 
 def find_idempotency_record(conn, match_id: UUID, scope: str, key: str) -> IdempotencyRecord | None:
     row = conn.execute(
-        "SELECT fingerprint, status, body, created_at FROM idempotency_keys"
+        "SELECT fingerprint, status, body, created_at, first_seq, last_seq FROM idempotency_keys"
         " WHERE match_id = %s AND scope = %s AND key = %s",
         (match_id, scope, key),
     ).fetchone()

@@ -3,11 +3,16 @@ import pytest
 from service.api import create_app
 
 OPERATOR = "operator-secret-for-tests"
+#: Tests play whole matches at machine speed, far beyond a person's request rate;
+#: the limits have tests of their own (test_limits.py).
+UNLIMITED = {"RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off"}
 
 
 @pytest.fixture
 def app(store):
-    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "STREAM_POLL_SECONDS": 0.01})
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
+    yield app
+    app.extensions["gin_rummy"].hub.shutdown()  # its LISTEN connection, if a stream opened one
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ class Recorder:
 @pytest.fixture
 def hygiene(store, caplog):
     caplog.set_level(logging.DEBUG)  # everything any logger says
-    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "STREAM_POLL_SECONDS": 0.01})
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR})
     recorder = Recorder()
     recorder.install(app)
     app.config["BOOM_MESSAGE"] = "boom"

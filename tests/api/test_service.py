@@ -81,6 +81,9 @@ def test_a_database_outage_is_a_503_with_retry_after(store):
     from service.api import create_app
 
     class Down:
+        class pool:  # nothing listens on port 1
+            conninfo = "postgresql://nobody@127.0.0.1:1/none"
+
         def transaction(self):
             raise psycopg.OperationalError("connection refused")
 

@@ -23,7 +23,7 @@ JSON = "application/json"
 
 @pytest.fixture
 def app(own_store):
-    return create_app({"STORE": own_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "STREAM_POLL_SECONDS": 0.01})
+    return create_app({"STORE": own_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True})
 
 
 def assert_problem(r, status: int, code: str | None = None):

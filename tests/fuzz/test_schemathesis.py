@@ -75,7 +75,6 @@ class World:
                 "STORE": store,
                 "OPERATOR_TOKEN": OPERATOR,
                 "TESTING": True,
-                "STREAM_POLL_SECONDS": 0.01,
                 # The rate limits would answer 429 to a fuzzer's bursts.
                 "RATE_LIMIT_PER_TOKEN": "off",
                 "RATE_LIMIT_PER_ADDRESS": "off",

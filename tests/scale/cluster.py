@@ -167,7 +167,7 @@ class Instance:
         base = [str(script)] if script.exists() else [sys.executable, "-m", "service.cli"]
         return base + [
             "serve", "--host", LOOPBACK, "--port", str(self.port),
-            "--workers", str(self.workers), "--threads", str(self.threads),
+            "--workers", str(self.workers),
         ]
 
     def start(self):

@@ -14,7 +14,7 @@ from service.store.idempotency import purge_idempotency_records, purge_periodica
 def test_purge_deletes_only_records_older_than_the_retention(store, pool):
     match_id = uuid.uuid4()
     for version, (key, age_hours) in enumerate((("old-1", 25), ("old-2", 48), ("fresh", 23))):
-        answer = NewIdempotencyRecord("seat:0", key, "f", 200, {"key": key})
+        answer = NewIdempotencyRecord("seat:0", key, "f")
         store.append(match_id, version, [Event("note_added", {"n": version + 1})], idempotency=answer)
         with pool.connection() as conn:
             conn.execute(
@@ -28,12 +28,12 @@ def test_purge_deletes_only_records_older_than_the_retention(store, pool):
     with pool.connection() as conn:
         assert find_idempotency_record(conn, match_id, "seat:0", "old-1") is None
         assert find_idempotency_record(conn, match_id, "seat:0", "old-2") is None
-        assert find_idempotency_record(conn, match_id, "seat:0", "fresh").body == {"key": "fresh"}
+        assert find_idempotency_record(conn, match_id, "seat:0", "fresh").first_seq == 3
 
 
 def test_the_periodic_purge_runs_in_the_background_until_stopped(store, pool):
     match_id = uuid.uuid4()
-    answer = NewIdempotencyRecord("seat:1", "stale", "f", 200, {})
+    answer = NewIdempotencyRecord("seat:1", "stale", "f")
     store.append(match_id, 0, [Event("note_added", {"n": 1})], idempotency=answer)
     with pool.connection() as conn:
         conn.execute(

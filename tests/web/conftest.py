@@ -12,6 +12,8 @@ from service.api import create_app
 from service.store import EventStore, connect
 from service.store.migrate import upgrade
 
+from tests.api.conftest import UNLIMITED
+
 from .support import OPERATOR, Client, chromium, missing, serving
 
 
@@ -23,7 +25,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def make_app(store):
-    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "STREAM_POLL_SECONDS": 0.05})
+    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
 
 
 @pytest.fixture

@@ -1,0 +1,349 @@
+"""Live streams: this process's followers of each match, woken by one LISTEN connection.
+
+How a stream works (``GET /matches/{id}/stream``, ``service.api.matches``):
+
+1. The request is admitted by ``LiveHub.open`` -- within the limits of streams per
+   token, per client address and per process, or refused with ``TooManyStreams`` --
+   and subscribes to its match's ``Channel`` *before* reading anything, so that no
+   event stored afterwards can go unnoticed.
+2. It sends the events after the client's position (``after`` or Last-Event-ID), read
+   from the database in pages of ``PAGE`` events: a long backlog goes out in bounded
+   pieces, never as one read.
+3. Then it waits.  The process's one ``Listener`` (service.store.notifications)
+   hears every append announced by any process, and the match's channel, if this
+   process has one, fetches the new events once -- one query for all of this
+   process's followers of the match, however many -- and keeps the last
+   ``buffer_events`` of them, each rendered once per seat.  Each follower takes what
+   follows its position from there.  A heartbeat comment goes out every
+   ``heartbeat`` seconds of quiet; the stream ends after ``wait`` seconds or when the
+   match ends, and the client reconnects with Last-Event-ID.
+
+Every event has its seq as its id, and the events are read from the database, so a
+client resumes where it was on any instance, also after a restart.
+
+Memory is bounded per follower: a follower that falls so far behind that the events
+after its position have left the channel's buffer (it reads slower than the match is
+played) is disconnected -- ``Lagged`` -- and resumes from the database with
+Last-Event-ID; one whose socket takes no data for ``send_timeout`` seconds is
+disconnected by the server; and the socket's send buffer is kept small.  Nothing a
+follower does grows the process's memory beyond that.
+
+Under ``gin-rummy serve`` each request is a greenlet (service.gunicorn_conf), so a
+waiting stream holds no thread; the same code runs with real threads elsewhere (the
+tests' servers), since gevent patches ``threading``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID
+
+from service.store import EventStore, StoredEvent
+from service.store.notifications import Listener
+
+#: Events one database read of a stream's backlog returns at most.
+PAGE = 500
+
+
+@dataclass(frozen=True)
+class StreamLimits:
+    """Most streams open at once in this process: per token (a seat; the operator's
+    token is not counted), per client address, and in all.  None: no limit."""
+
+    per_token: int | None = 4
+    per_address: int | None = 100
+    per_process: int | None = 4000
+
+
+class TooManyStreams(Exception):
+    def __init__(self, scope: str, limit: int):
+        super().__init__(f"at most {limit} live stream{'s' if limit != 1 else ''} per {scope}")
+        self.scope = scope
+        self.limit = limit
+
+
+class Lagged(Exception):
+    """The follower fell behind what the channel keeps."""
+
+
+class Closing(Exception):
+    """The process is shutting down."""
+
+
+class Channel:
+    """One match's followers in this process, and its recent events.
+
+    ``recent`` holds consecutive events ending at ``fetched`` (it may be empty); events
+    up to ``notified`` are known to exist.  ``fetched`` is None until a follower has
+    read the database once (a new channel fetches nothing on its own: a follower
+    with a backlog reads it, and says where it stopped with ``seen``)."""
+
+    def __init__(self, hub: LiveHub, match_id: UUID):
+        self.hub = hub
+        self.match_id = match_id
+        self.followers = 0
+        self.notified = 0
+        self.fetched: int | None = None
+        self.stale = False  # announcements may have been missed: look at the database
+        self.recent: deque[StoredEvent] = deque(maxlen=hub.buffer_events)
+        self._frames: dict[tuple[int, int | None], bytes] = {}
+        self.changed = threading.Condition(threading.Lock())
+        self._fetching = threading.Lock()
+
+    # -- news ------------------------------------------------------------------------
+
+    def announce(self, seq: int) -> None:
+        with self.changed:
+            if seq > self.notified:
+                self.notified = seq
+            self.changed.notify_all()
+
+    def recheck(self) -> None:
+        with self.changed:
+            self.stale = True
+            self.changed.notify_all()
+
+    def wake(self) -> None:
+        with self.changed:
+            self.changed.notify_all()
+
+    def wait(self, after: int, timeout: float) -> bool:
+        """Wait until there may be events after ``after`` (True), or ``timeout`` passes."""
+        with self.changed:
+            return self.changed.wait_for(lambda: self.notified > after or self.stale or self.hub.closing, timeout)
+
+    def seen(self, seq: int) -> None:
+        """A follower read the database up to its end, ``seq``."""
+        with self.changed:
+            self.notified = max(self.notified, seq)
+            if self.fetched is None or (not self.recent and seq > self.fetched):
+                self.fetched = seq
+
+    # -- events ----------------------------------------------------------------------
+
+    def after(self, seq: int) -> list[StoredEvent] | None:
+        """The kept events after ``seq`` (fetching the announced ones first), or None
+        when the channel cannot tell (read the database instead)."""
+        if self.fetched is None:
+            return None
+        if self.stale or self.fetched < self.notified:
+            self._fetch()
+        with self.changed:
+            if seq >= self.fetched:
+                return []
+            if not self.recent or self.recent[0].seq > seq + 1:
+                return None
+            return [e for e in self.recent if e.seq > seq]
+
+    def _fetch(self) -> None:
+        # One follower reads; the others wait for it, then find the events kept.
+        with self._fetching:
+            with self.changed:
+                start, stale = self.fetched, self.stale
+                if start is None or (start >= self.notified and not stale):
+                    return
+                self.stale = False
+            events = self.hub.reader.read(self.match_id, after=start, limit=self.hub.buffer_events)
+            with self.changed:
+                self.recent.extend(events)
+                if events:
+                    self.fetched = events[-1].seq
+                    self.notified = max(self.notified, self.fetched)
+                first = self.recent[0].seq if self.recent else self.fetched + 1
+                for key in [k for k in self._frames if k[0] < first]:
+                    del self._frames[key]
+                self.changed.notify_all()
+
+    def frame(self, event: StoredEvent, seat: int | None, render: Callable[[StoredEvent, int | None], bytes]) -> bytes:
+        """The event as sent to ``seat``; rendered once per seat while the channel keeps it."""
+        recent = self.recent
+        if not recent or not recent[0].seq <= event.seq <= recent[-1].seq:
+            return render(event, seat)  # a backlog event: not kept
+        key = (event.seq, seat)
+        found = self._frames.get(key)
+        if found is None:
+            found = self._frames[key] = render(event, seat)
+        return found
+
+
+class Subscription:
+    """One open stream, admitted by :meth:`LiveHub.open`; close it when the stream ends."""
+
+    def __init__(self, hub: LiveHub, channel: Channel, token_key: str | None, address: str | None):
+        self.hub = hub
+        self.channel = channel
+        self.token_key = token_key
+        self.address = address
+        self.closed = False
+
+    def close(self) -> None:
+        self.hub._release(self)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class LiveHub:
+    """The live streams of one process (one per app)."""
+
+    def __init__(
+        self,
+        reader: EventStore,
+        *,
+        limits: StreamLimits = StreamLimits(),
+        buffer_events: int = 256,
+        conninfo: str | None = None,
+    ):
+        # ``reader``: the store the streams read from (a pool of its own in a server, so
+        # that streams catching up never take the connections actions need).
+        self.reader = reader
+        self.limits = limits
+        self.buffer_events = buffer_events
+        self.conninfo = conninfo or reader.pool.conninfo
+        self.closing = False
+        self._channels: dict[UUID, Channel] = {}
+        self._by_token: dict[str, int] = {}
+        self._by_address: dict[str, int] = {}
+        self.open_streams = 0
+        self._lock = threading.Lock()
+        self._listener: Listener | None = None
+        HUBS.add(self)
+
+    # -- admission -------------------------------------------------------------------
+
+    def open(self, match_id: UUID, *, token_key: str | None, address: str | None) -> Subscription:
+        """Admit a stream of ``match_id`` (``token_key`` None: not counted per token), or
+        raise TooManyStreams (or Closing)."""
+        limits = self.limits
+        with self._lock:
+            if self.closing:
+                raise Closing()
+            if limits.per_process is not None and self.open_streams >= limits.per_process:
+                raise TooManyStreams("process", limits.per_process)
+            if address is not None and limits.per_address is not None and self._by_address.get(address, 0) >= limits.per_address:
+                raise TooManyStreams("client address", limits.per_address)
+            if token_key is not None and limits.per_token is not None and self._by_token.get(token_key, 0) >= limits.per_token:
+                raise TooManyStreams("token", limits.per_token)
+            self.open_streams += 1
+            if address is not None:
+                self._by_address[address] = self._by_address.get(address, 0) + 1
+            if token_key is not None:
+                self._by_token[token_key] = self._by_token.get(token_key, 0) + 1
+            channel = self._channels.get(match_id)
+            if channel is None:
+                channel = self._channels[match_id] = Channel(self, match_id)
+            channel.followers += 1
+            if self._listener is None:
+                self._listener = Listener(self.conninfo, self._announced, self._reconnected).start()
+        return Subscription(self, channel, token_key, address)
+
+    def _release(self, sub: Subscription) -> None:
+        with self._lock:
+            if sub.closed:
+                return
+            sub.closed = True
+            self.open_streams -= 1
+            for counts, key in ((self._by_address, sub.address), (self._by_token, sub.token_key)):
+                if key is not None:
+                    counts[key] -= 1
+                    if not counts[key]:
+                        del counts[key]
+            channel = sub.channel
+            channel.followers -= 1
+            if not channel.followers and self._channels.get(channel.match_id) is channel:
+                del self._channels[channel.match_id]
+
+    def streams_of(self, match_id: UUID) -> int:
+        channel = self._channels.get(match_id)
+        return channel.followers if channel is not None else 0
+
+    # -- news from the listener ------------------------------------------------------
+
+    def _announced(self, match_id: UUID, seq: int) -> None:
+        channel = self._channels.get(match_id)
+        if channel is not None:
+            channel.announce(seq)
+
+    def _reconnected(self) -> None:
+        # Announcements made while the listener was away are lost: every channel
+        # looks at the database again.
+        for channel in list(self._channels.values()):
+            channel.recheck()
+
+    @property
+    def listening(self) -> bool:
+        return self._listener is not None and self._listener.connected.is_set()
+
+    def wait_listening(self, timeout: float) -> bool:
+        return self._listener is not None and self._listener.connected.wait(timeout)
+
+    # -- shutdown --------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """End every stream (their clients reconnect, to another instance)."""
+        self.closing = True
+        for channel in list(self._channels.values()):
+            channel.wake()
+        if self._listener is not None:
+            self._listener.stop()
+
+
+#: Every hub of this process, for the server's shutdown (service.serving).
+HUBS: weakref.WeakSet[LiveHub] = weakref.WeakSet()
+
+
+def shutdown_all() -> None:
+    for hub in list(HUBS):
+        hub.shutdown()
+
+
+def follow(
+    sub: Subscription,
+    after: int,
+    *,
+    seconds: float,
+    heartbeat: float,
+    render: Callable[[StoredEvent, int | None], bytes],
+    seat: int | None,
+    clock: Callable[[], float] = time.monotonic,
+):
+    """The stream's chunks (bytes): events after ``after`` as Server-Sent Events, then
+    each new one, with heartbeats, for ``seconds`` or until the match ends.  Raises
+    Lagged when the follower fell behind what its channel keeps."""
+    channel, reader = sub.channel, sub.hub.reader
+    deadline = clock() + seconds
+    live = False  # caught up once: from then on, falling behind the buffer is lagging
+    yield b"retry: 1000\n\n"
+    while True:
+        if sub.hub.closing:
+            return
+        events = channel.after(after)
+        if events is None:
+            if live:
+                raise Lagged()
+            events = reader.read(channel.match_id, after=after, limit=PAGE)
+            if len(events) < PAGE:
+                channel.seen(events[-1].seq if events else after)
+        if events:
+            yield b"".join(channel.frame(e, seat, render) for e in events)
+            after = events[-1].seq
+            if events[-1].type == "match_ended":
+                return
+            if len(events) == PAGE:
+                continue
+        live = True
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return
+        if not channel.wait(after, min(heartbeat, remaining)):
+            if deadline - clock() <= 0:
+                return
+            yield b": keep-alive\n\n"
