@@ -112,10 +112,13 @@ class Channel:
         with self.changed:
             self.changed.notify_all()
 
-    def wait(self, after: int, timeout: float) -> bool:
-        """Wait until there may be events after ``after`` (True), or ``timeout`` passes."""
+    def wait(self, sub: Subscription, after: int, timeout: float) -> bool:
+        """Wait until there may be events after ``after``, or the follower or the process
+        is going (True), or ``timeout`` passes."""
         with self.changed:
-            return self.changed.wait_for(lambda: self.notified > after or self.stale or self.hub.closing, timeout)
+            return self.changed.wait_for(
+                lambda: self.notified > after or self.stale or self.hub.closing or sub.gone, timeout
+            )
 
     def seen(self, seq: int) -> None:
         """A follower read the database up to its end, ``seq``."""
@@ -180,6 +183,11 @@ class Subscription:
         self.token_key = token_key
         self.address = address
         self.closed = False
+        self.gone = False  # the client hung up
+
+    def hung_up(self) -> None:
+        self.gone = True
+        self.channel.wake()
 
     def close(self) -> None:
         self.hub._release(self)
@@ -323,7 +331,7 @@ def follow(
     live = False  # caught up once: from then on, falling behind the buffer is lagging
     yield b"retry: 1000\n\n"
     while True:
-        if sub.hub.closing:
+        if sub.hub.closing or sub.gone:
             return
         events = channel.after(after)
         if events is None:
@@ -343,7 +351,7 @@ def follow(
         remaining = deadline - clock()
         if remaining <= 0:
             return
-        if not channel.wait(after, min(heartbeat, remaining)):
+        if not channel.wait(sub, after, min(heartbeat, remaining)):
             if deadline - clock() <= 0:
                 return
             yield b": keep-alive\n\n"

@@ -10,6 +10,11 @@ resume with Last-Event-ID).  It also stops on SIGINT / SIGQUIT the same quiet wa
 serving meanwhile: under gevent, in gevent's pool of native threads (the function
 then holds the interpreter for at most the switch interval at a time, 5 ms), else
 directly.  Only for pure computations: no database, no socket.
+
+``on_hangup(sock, callback)`` calls back when the client closes its connection,
+which a server that only writes to it (a live stream, between heartbeats) would
+otherwise learn only at its next write; it returns the function that stops watching.
+Under gevent only (elsewhere it watches nothing).
 """
 
 from __future__ import annotations
@@ -32,6 +37,31 @@ def off_loop(function: Callable[..., T], *args) -> T:
     import gevent
 
     return gevent.get_hub().threadpool.apply(function, args)
+
+
+def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:
+    if sock is None or not _gevent_patched():
+        return lambda: None
+    import socket
+
+    import gevent
+
+    def watch():
+        try:
+            # Data (a client sending more) means it is still there; nothing means it hung up.
+            if sock.recv(1, socket.MSG_PEEK):
+                return
+        except OSError:
+            pass
+        callback()
+
+    watcher = gevent.spawn(watch)
+
+    def stop():
+        # Blocking: the socket must be free for the server's next read when this returns.
+        watcher.kill(block=True)
+
+    return stop
 
 
 try:

@@ -124,3 +124,25 @@ class MatchFactory(factory.Factory):
             if store is None:
                 raise TypeError("MatchFactory.create needs store=<EventStore>; use build() to only play")
             match.append_to(store, **kwargs)
+
+
+def endless_match(events: int, seed: int = 0) -> PlayedMatch:
+    """A legal match of at least ``events`` events between two people who only ever
+    draw from the stock and throw that card away: every hand ends dead when the stock
+    runs out, nobody scores, and the match goes on (a few seconds for 100,000 events)."""
+    rng = random.Random(seed)
+    start = StartMatchFactory(seats=[HumanSeatFactory(), HumanSeatFactory()])
+    state, batch = execute(State(), start)
+    batches = [batch]
+    total = len(batch)
+    while total < events:
+        if state.phase == AWAITING_DEAL:
+            command = DealFactory(seed=rng.getrandbits(32))
+        elif state.phase == "draw":
+            command = {"type": "draw", "source": "stock", "seat": state.turn}
+        else:
+            command = {"type": "discard", "card": state.hands[state.turn][-1], "seat": state.turn}
+        state, batch = execute(state, command)
+        batches.append(batch)
+        total += len(batch)
+    return PlayedMatch(uuid.uuid4(), batches, state)

@@ -13,6 +13,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 
 from service.engine import CommandError, IllegalMoveError, redact_event
 from service.live import Closing, Lagged, TooManyStreams, follow
+from service.serving import on_hangup
 from service.matches import StaleVersion, view_for
 from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record
 
@@ -340,13 +341,14 @@ def stream(match_id: str):
     except Closing:
         raise Problem(503, "shutting_down", "this instance is shutting down; retry", headers={"Retry-After": "1"}) from None
     config = current_app.config
-    _bound_socket(request.environ.get("gunicorn.socket"), config)
-    seat = caller.seat
+    sock = request.environ.get("gunicorn.socket")
+    _bound_socket(sock, config)
     chunks = follow(
         sub, after, seconds=args["wait"], heartbeat=float(config["STREAM_HEARTBEAT_SECONDS"]),
-        render=sse_frame, seat=seat,
+        render=sse_frame, seat=caller.seat,
     )
-    response = Response(StreamBody(chunks, sub), mimetype="text/event-stream")
+    # A client that hangs up frees its place at once, not at the next heartbeat.
+    response = Response(StreamBody(chunks, sub, on_hangup(sock, sub.hung_up)), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass events through at once
     return response
@@ -366,8 +368,8 @@ class StreamBody:
     one never started) releases its place in the hub.  A follower too far behind
     gets a last comment saying so."""
 
-    def __init__(self, chunks, sub):
-        self.chunks, self.sub = chunks, sub
+    def __init__(self, chunks, sub, unwatch):
+        self.chunks, self.sub, self.unwatch = chunks, sub, unwatch
 
     def __iter__(self):
         try:
@@ -376,6 +378,7 @@ class StreamBody:
             yield b": too far behind: reconnect with Last-Event-ID\n\n"
 
     def close(self):
+        self.unwatch()
         self.chunks.close()
         self.sub.close()
 

@@ -161,7 +161,7 @@ class Listener:
                                 self.on_event(*parsed)
                         conn.execute("SELECT 1")
             except psycopg.Error as exc:
-                if self.connected.is_set():
+                if self.connected.is_set() and not self._stop.is_set():
                     log.warning("lost the LISTEN connection (%s); reconnecting", type(exc).__name__)
                 self.connected.clear()
             except Exception:  # a callback failed: keep listening, say so

@@ -153,13 +153,13 @@ class Instance:
     """``gin-rummy serve`` on a loopback port: a gunicorn master and its workers, in a
     process group of their own so that a kill reaches all of them."""
 
-    def __init__(self, name: str, folder: Path, database_url: str, workers: int = 2, threads: int = 8):
+    def __init__(self, name: str, folder: Path, database_url: str, workers: int = 2, env: dict | None = None):
         self.name = name
         self.port = free_port()
         self.log = folder / f"{name}.log"
         self.database_url = database_url
         self.workers = workers
-        self.threads = threads
+        self.env = env or {}
         self.process: subprocess.Popen | None = None
 
     def command(self) -> list[str]:
@@ -176,6 +176,7 @@ class Instance:
             "DATABASE_URL": self.database_url,
             "GIN_RUMMY_OPERATOR_TOKEN": OPERATOR_TOKEN,
             "PYTHONUNBUFFERED": "1",
+            **self.env,
         }
         env.pop("GUNICORN_CMD_ARGS", None)
         with open(self.log, "ab") as log:
@@ -327,13 +328,10 @@ class Nginx:
 class Cluster:
     """PostgreSQL, three instances and nginx, started in ``folder``."""
 
-    def __init__(self, folder: Path, instances: int = 3, workers: int = 2, threads: int = 8):
+    def __init__(self, folder: Path, instances: int = 3, workers: int = 2):
         self.folder = folder
         self.postgres = Postgres(folder)
-        self.instances = [
-            Instance(f"instance-{n}", folder, self.postgres.url, workers=workers, threads=threads)
-            for n in range(instances)
-        ]
+        self.instances = [Instance(f"instance-{n}", folder, self.postgres.url, workers=workers) for n in range(instances)]
         self.nginx = Nginx(folder, self.instances)
 
     @property
