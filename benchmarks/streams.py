@@ -15,25 +15,30 @@ N-th row holds every stream of the rows before it and more, all kept open to the
    stream.  A stream counts as open once it has received its match's backlog.
 2. Then, all at once for ``--seconds`` (default 10): the two-people load of ``load.py``
    at ``--clients`` clients (default 16) on matches of its own; a driver playing the
-   watched matches, one action (GET the view of the seat to play, POST ``greedy``'s
-   action) about ``--actions-per-second`` times a second (default 20) in all; and a
+   watched matches, one action (on a watched match drawn at random: GET the view of the
+   seat to play, POST ``greedy``'s action) about ``--actions-per-second`` times a second (default 20) in all; and a
    prober sending ``GET /health/live`` every 50 ms on a keep-alive connection.
 
-Each row: streams still open at the end (refused: an answer other than 200 on opening;
-failed: no answer, or closed before the backlog; dropped: closed since), the resident
-memory of the service's processes (the gunicorn master and its workers, summed) before
-the first stream was opened and with the N open (measured right after opening them), and
-from the two "MB per 1,000 streams"; the connections each worker holds; the delivery
-latency -- for every event of the driver's answers and every stream of its match, the
-arrival at the watcher minus the moment the driver had its 200 (it may be negative:
-the event is announced at commit, before the answer is sent) -- with the events a watcher
-never received (1 s after the load ends); the load's requests per second as a share of
-the baseline's (the bare INSERT app at the same client count, measured once at the
-start, before any stream is open), the p99 of its POSTs of an action and of all its
-requests; and the p50/p99 of ``/health/live``.  Latencies are those of the load's window.
+Before each N, the baseline (the bare INSERT app) runs alone at the same client count,
+so that a drift of a shared machine hits both.  A count of 0 gives a row without streams.
 
-Targets: 2,000 streams held; delivery p99 under 100 ms; the load's action p99 under
-50 ms with 2,000 streams open; ``/health/live`` p99 under 20 ms (the last two at every N).
+Each row: the streams held at the end (open, with their backlog; the others are listed
+below the table: refused, an answer other than 200; failed, closed before the backlog;
+dropped, closed since, with how long they had been open); the seconds the new streams
+took to open; the resident memory of the service (the gunicorn master and its workers,
+summed) before the first stream and with the N open, right after opening them, and from
+the two the MB per 1,000 streams; the connections each worker holds; the driver's
+actions per second; the delivery latency -- for every event of the driver's answers
+and every stream of its match, the arrival at the watcher minus the moment the driver
+had its 200 (it can be negative: the event is announced at commit, before the answer
+is sent) -- with its count and the events an open watcher never received (1 s after
+the load); the load's requests per second, the baseline's and the share; the load's
+p99 of its POSTs of an action and of all its requests, and its errors; and the
+p50/p99 of ``/health/live``.  Latencies and rates are those of the load's window.
+
+Targets: 2,000 streams held; delivery p99 under 100 ms and ``/health/live`` p99 under
+20 ms at every N; the load's action p99 under 50 ms with 2,000 streams open; no event
+missed.
 The database is a scratch one (``load.scratch_database``: ``--database-url`` /
 ``DATABASE_URL``, else the local server, else an embedded one), dropped at the end.
 Rate limits and the per-address stream limit are off (every client has one address).
@@ -47,6 +52,7 @@ import json
 import math
 import multiprocessing
 import os
+import random
 import resource
 import sys
 import tempfile
@@ -194,7 +200,7 @@ def problem_text(body: bytes) -> str:
 
 class StreamClient:
     """Runs in the watchers' process: commands ("open" [(match_id, token, backlog)...],
-    "report", "close") come through ``conn``; each gets one answer."""
+    "count", "report", "close") come through ``conn``; each gets one answer."""
 
     def __init__(self, port: int, conn):
         self.port, self.conn = port, conn
@@ -211,8 +217,11 @@ class StreamClient:
                 new = [Watch(*w) for w in payload]
                 self.watches += new
                 self.tasks += [asyncio.create_task(hold(w, self.port, opening)) for w in new]
-                await asyncio.wait([asyncio.create_task(w.settled.wait()) for w in new], timeout=120)
+                if new:
+                    await asyncio.wait([asyncio.create_task(w.settled.wait()) for w in new], timeout=120)
                 self.conn.send({"seconds": time.perf_counter() - started, **tally_states([w.report() for w in new])})
+            elif command == "count":  # streams open with their backlog now
+                self.conn.send(sum(1 for w in self.watches if w.state == "open" and w.caught_up))
             elif command == "report":
                 self.conn.send([w.report() for w in self.watches])
             else:  # close
@@ -293,15 +302,12 @@ def create_matches(port: int, count: int) -> list[Watched]:
 
 
 def drive(port: int, matches: list[Watched], rate: float, stop: threading.Event, actions: list, tally: load.Tally) -> None:
-    """About ``rate`` actions a second on ``matches`` in turn; each as (time of the 200, match id, seqs)."""
-    client = load.Client(port, tally)
-    next_at, turn = time.monotonic(), 0
-    while not stop.is_set() and not all(m.finished for m in matches):
-        match = matches[turn % len(matches)]
-        turn += 1
-        if match.finished:
-            continue
-        play_one(client, match, actions)
+    """About ``rate`` actions a second, each on a match drawn at random among ``matches``;
+    each noted as (time of the 200, match id, seqs of its events)."""
+    client, draw = load.Client(port, tally), random.Random(0)
+    next_at = time.monotonic()
+    while not stop.is_set() and (playing := [m for m in matches if not m.finished]):
+        play_one(client, draw.choice(playing), actions)
         next_at += 1 / rate
         delay = next_at - time.monotonic()
         if delay > 0:
@@ -376,9 +382,11 @@ class Row:
     open_seconds: float
     rss_before: float
     rss_with: float
+    open_at_rss: int  # streams open when rss_with was measured
     per_worker: list
     delivery: tuple  # (count, p50, p99, missed, after their stream closed)
     people: load.Figure
+    baseline: load.Figure
     share: float
     live: tuple  # (count, p50, p99, errors)
     driver_errors: dict
@@ -386,16 +394,21 @@ class Row:
 
     @property
     def mb_per_1000(self) -> float:
-        return (self.rss_with - self.rss_before) / self.streams * 1000
+        return (self.rss_with - self.rss_before) / self.open_at_rss * 1000 if self.open_at_rss else math.nan
 
     @property
     def action_p99(self) -> float:
         return self.people.by_request.get("POST action", (0, math.nan, math.nan))[2]
 
 
-def measure(args, server, port: int, streams: Streams, matches: list[Watched], opened: int, n: int,
-            rss_before: float, baseline: load.Figure) -> Row:
-    """Open streams up to ``n`` (``opened`` are open), then the load, the driver and the prober."""
+def measure(args, server, ports: tuple[int, int], streams: Streams, matches: list[Watched], opened: int, n: int,
+            rss_before: float) -> Row:
+    """The baseline; then open streams up to ``n`` (``opened`` are open), and run the
+    load, the driver and the prober."""
+    port, baseline_port = ports
+    baseline = load.Figure.of(
+        "baseline", args.clients, load.run_load("baseline", baseline_port, args.clients, args.seconds, 2, "medium", 2)
+    )
     wanted = [
         (m.id, m.tokens[(k // 2) % 2], m.version)
         for k in range(opened, n)
@@ -403,7 +416,7 @@ def measure(args, server, port: int, streams: Streams, matches: list[Watched], o
     ]
     opening = streams.ask("open", wanted)
     time.sleep(1)
-    rss_with, per_worker = rss_mb(server), connections_per_worker(server, port)
+    rss_with, per_worker, open_at_rss = rss_mb(server), connections_per_worker(server, port), streams.ask("count")
     watched = matches[: math.ceil(n / STREAMS_PER_MATCH)]
 
     stop = threading.Event()
@@ -429,8 +442,9 @@ def measure(args, server, port: int, streams: Streams, matches: list[Watched], o
     live = sorted(ms for at, ms in samples if window[0] <= at <= window[1])
     return Row(
         n, **tally_states(reports), open_seconds=opening["seconds"], rss_before=rss_before, rss_with=rss_with,
+        open_at_rss=open_at_rss,
         per_worker=per_worker, delivery=delivery(actions, reports, window), people=people,
-        share=people.requests_per_s / baseline.requests_per_s if baseline.requests_per_s else math.nan,
+        baseline=baseline, share=people.requests_per_s / baseline.requests_per_s if baseline.requests_per_s else math.nan,
         live=(len(live), load.percentile(live, 0.5), load.percentile(live, 0.99), sum(probe_tally.errors.values())),
         driver_errors=dict(driver_tally.errors),
         driven_per_s=sum(1 for a in actions if window[0] <= a[0] <= window[1]) / (window[1] - window[0]),
@@ -465,9 +479,18 @@ def delivery(actions: list, reports: list[dict], window: tuple[float, float]) ->
 
 HEADER = (
     f"{'streams':>7}{'held':>6}{'open s':>7}{'RSS MB before/with':>20}{'MB/1k':>7}{'conns/worker':>14}"
-    f"{'driven/s':>9}{'deliv p50/p99 ms':>18}{'events':>8}{'missed':>7}{'req/s':>7}{'share':>6}{'action p99':>11}"
+    f"{'driven/s':>9}{'deliv p50/p99 ms':>18}{'events':>8}{'missed':>7}{'req/s':>7}{'base':>6}{'share':>6}{'action p99':>11}"
     f"{'load p99':>9}{'errors':>7}{'live p50/p99':>14}"
 )
+
+
+LEGEND = """
+held: open with their backlog at the end; open s: seconds to open the row's new streams; MB/1k: (RSS with -
+before) / streams open then * 1000; conns/worker: established connections of each worker with the streams open;
+driven/s: the driver's actions per second; deliv: arrival at each watcher - the driver's 200 (ms), over
+events (events x watchers); missed: events an open watcher never received; req/s, base: the load's and the
+baseline's (measured just before the row's streams were opened); share: req/s / base; action p99: the
+load's POSTs of an action; live: GET /health/live every 50 ms."""
 
 
 def row_text(r: Row) -> str:
@@ -475,15 +498,19 @@ def row_text(r: Row) -> str:
     return (
         f"{r.streams:>7}{r.held:>6}{r.open_seconds:>7.1f}{f'{r.rss_before:.0f} / {r.rss_with:.0f}':>20}"
         f"{r.mb_per_1000:>7.1f}{'/'.join(map(str, r.per_worker)):>14}{r.driven_per_s:>9.1f}{f'{p50:.1f} / {p99:.1f}':>18}"
-        f"{count:>8}{missed:>7}{r.people.requests_per_s:>7.0f}{r.share:>6.0%}{r.action_p99:>11.1f}"
+        f"{count:>8}{missed:>7}{r.people.requests_per_s:>7.0f}{r.baseline.requests_per_s:>6.0f}{r.share:>6.0%}{r.action_p99:>11.1f}"
         f"{r.people.p99:>9.1f}{r.people.error_count:>7}{f'{r.live[1]:.1f} / {r.live[2]:.1f}':>14}"
     )
 
 
 def details(r: Row) -> list[str]:
     lines = [f"  {n} {what}" for what, n in sorted(r.others.items())]
+    if r.open_at_rss < r.streams:
+        lines.append(f"  only {r.open_at_rss} open when the RSS with them was measured (MB/1k is per stream open then)")
     if r.delivery[4]:
         lines.append(f"  {r.delivery[4]} events (times watchers) answered after their stream had closed: not counted as missed")
+    if r.baseline.errors:
+        lines.append(f"  baseline errors: {r.baseline.errors}")
     if r.people.errors:
         lines.append(f"  load errors: {r.people.errors}")
     if r.driver_errors:
@@ -495,23 +522,37 @@ def details(r: Row) -> list[str]:
 
 def verdict(rows: list[Row]) -> bool:
     print("\ntargets:")
-    top = rows[-1]
+    top, watched = rows[-1], [r for r in rows if r.streams]
     big = top.streams >= TARGET_HELD
     short = f"not measured: at most {top.streams:,} streams"
     checks = [
         (f"{TARGET_HELD:,} streams held", big and top.held >= TARGET_HELD,
          f"{top.held:,} of {top.streams:,}" if big else short),
-        (f"delivery p99 under {TARGET_DELIVERY_P99_MS:.0f} ms", all(r.delivery[2] < TARGET_DELIVERY_P99_MS for r in rows),
-         ", ".join(f"{r.delivery[2]:.1f} ms at {r.streams}" for r in rows)),
+        (f"delivery p99 under {TARGET_DELIVERY_P99_MS:.0f} ms", bool(watched) and all(r.delivery[2] < TARGET_DELIVERY_P99_MS for r in watched),
+         ", ".join(f"{r.delivery[2]:.1f} ms at {r.streams}" for r in watched)),
         (f"action p99 under {TARGET_ACTION_P99_MS:.0f} ms at {top.people.clients} clients with {TARGET_HELD:,} streams open",
          big and top.action_p99 < TARGET_ACTION_P99_MS, f"{top.action_p99:.1f} ms" + ("" if big else f"; {short}")),
         (f"/health/live p99 under {TARGET_LIVE_P99_MS:.0f} ms", all(r.live[2] < TARGET_LIVE_P99_MS for r in rows),
          ", ".join(f"{r.live[2]:.1f} ms at {r.streams}" for r in rows)),
-        ("no event missed", all(r.delivery[3] == 0 for r in rows), ", ".join(f"{r.delivery[3]} at {r.streams}" for r in rows)),
+        ("no event missed", all(r.delivery[3] == 0 for r in watched), ", ".join(f"{r.delivery[3]} at {r.streams}" for r in watched)),
     ]
     for name, ok, figures in checks:
         print(f"  {name}: {'met' if ok else 'NOT met'} ({figures})")
     return all(ok for _, ok, _ in checks)
+
+
+def print_log_problems(log: Path) -> None:
+    """The service log's lines other than requests answered below 400 (the last 30)."""
+    lines = []
+    for line in log.read_text().splitlines():
+        try:
+            if json.loads(line).get("status", 500) < 400:
+                continue
+        except (ValueError, AttributeError):
+            pass
+        lines.append(line)
+    print(f"\nservice log, all but the requests answered < 400 (last 30 of {len(lines)} lines):")
+    print("\n".join(lines[-30:]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -525,8 +566,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", help="server to make the scratch database on (default: DATABASE_URL, ...)")
     args = parser.parse_args(argv)
     counts = sorted(int(n) for n in args.streams.split(","))
-    if not counts or counts[0] < 1:
-        parser.error("--streams: positive counts")
+    if not counts or counts[0] < 0:
+        parser.error("--streams: counts of 0 (a reference without streams) or more")
 
     rows: list[Row] = []
     with ExitStack() as stack:
@@ -540,12 +581,9 @@ def main(argv: list[str] | None = None) -> int:
             f"gunicorn gevent (service.gunicorn_conf), {args.workers} workers; streams {', '.join(map(str, counts))} "
             f"(opened incrementally, {STREAMS_PER_MATCH} per match, 2 per token); {args.seconds:g} s of load at each: "
             f"two people at {args.clients} clients, driver {args.actions_per_second:g} actions/s on the watched "
-            f"matches, /health/live every {PROBE_EVERY * 1000:.0f} ms; cores: {os.cpu_count()}",
+            f"matches, /health/live every {PROBE_EVERY * 1000:.0f} ms; the baseline before each count; cores: {os.cpu_count()}",
             flush=True,
         )
-        baseline = load.Figure.of("baseline", args.clients, load.run_load("baseline", baseline_port, args.clients, args.seconds, 2, "medium", 2))
-        print(f"baseline INSERT at {args.clients} clients, measured once before any stream is opened: "
-              f"{baseline.requests_per_s:,.0f} requests/s, p99 {baseline.p99:.1f} ms, errors {baseline.error_count}")
         matches = create_matches(port, math.ceil(counts[-1] / STREAMS_PER_MATCH))
         streams = Streams(port)
         stack.callback(streams.close)
@@ -554,19 +592,14 @@ def main(argv: list[str] | None = None) -> int:
         print(HEADER, flush=True)
         opened = 0
         for n in counts:
-            rows.append(measure(args, server, port, streams, matches, opened, n, rss_before, baseline))
+            rows.append(measure(args, server, (port, baseline_port), streams, matches, opened, n, rss_before))
             opened = n
             print(row_text(rows[-1]), flush=True)
         notes = [line for r in rows for line in details(r)]
         if notes:
             print("\nstreams not held, and errors:\n" + "\n".join(notes))
-            print("\nservice log (last 30 lines):\n" + "\n".join((logs / "service.log").read_text().splitlines()[-30:]))
-        print(
-            "\nheld: open with their backlog at the end; open s: seconds to open the new streams; MB/1k: "
-            "(RSS with - before) / streams * 1000; conns/worker: established connections per worker with the "
-            "streams open; driven/s: the driver's actions per second; delivery: arrival at each watcher - the driver's 200, in ms; missed: events of the "
-            "driver's answers some watcher never received; share: requests/s / the baseline's."
-        )
+            print_log_problems(logs / "service.log")
+        print(LEGEND)
         met = verdict(rows)
     print("\nall targets met" if met else "\nsome targets not met")
     return 0

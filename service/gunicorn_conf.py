@@ -9,7 +9,7 @@ asyncio server: the Flask app and psycopg run unchanged under it (psycopg 3 dete
 gevent's patched ``select`` and waits cooperatively), so a request has no hop
 between an event loop and a thread pool (measured: an ASGI server bridging to the
 same Flask app in threads answered 25-35% fewer requests per second than gthread, while
-gevent answered as many or more; see ``benchmarks/load.py``).  The one thing an event
+gevent answered as many or more; docs/serving.md).  The one thing an event
 loop does not forgive is a long computation: the hard computer's decisions, the only
 ones that may take tens of milliseconds, run in gevent's pool of native threads
 (``service.cooperative``).

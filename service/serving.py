@@ -47,13 +47,17 @@ def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:
     import gevent
 
     def watch():
-        try:
-            # Data (a client sending more) means it is still there; nothing means it hung up.
-            if sock.recv(1, socket.MSG_PEEK):
-                return
-        except OSError:
-            pass
-        callback()
+        while True:
+            try:
+                # Data (a client sending more) means it is still there; nothing means it hung up.
+                if sock.recv(1, socket.MSG_PEEK):
+                    return
+            except TimeoutError:
+                continue  # the socket's timeout (for sending) applies to reading too
+            except OSError:
+                pass
+            callback()
+            return
 
     watcher = gevent.spawn(watch)
 

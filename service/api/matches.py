@@ -17,6 +17,7 @@ from service.serving import on_hangup
 from service.matches import StaleVersion, view_for
 from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record
 
+from . import metrics
 from . import schemas as s
 from .auth import Caller, caller_for_match, identify
 from .docs import operation
@@ -334,6 +335,7 @@ def stream(match_id: str):
             mid, token_key=None if caller.is_operator else f"{mid}:{caller.seat}", address=request.remote_addr
         )
     except TooManyStreams as exc:
+        metrics.STREAMS_REFUSED.labels(exc.scope).inc()
         raise Problem(
             429, "too_many_streams", f"{exc} are open at once; close one, or retry later",
             headers={"Retry-After": str(STREAM_RETRY_AFTER)},
@@ -370,14 +372,18 @@ class StreamBody:
 
     def __init__(self, chunks, sub, unwatch):
         self.chunks, self.sub, self.unwatch = chunks, sub, unwatch
+        metrics.LIVE_STREAMS.inc()
 
     def __iter__(self):
         try:
             yield from self.chunks
         except Lagged:
+            metrics.STREAMS_LAGGED.inc()
             yield b": too far behind: reconnect with Last-Event-ID\n\n"
 
     def close(self):
+        if not self.sub.closed:
+            metrics.LIVE_STREAMS.dec()
         self.unwatch()
         self.chunks.close()
         self.sub.close()

@@ -12,6 +12,10 @@
 - ``gin_rummy_bot_decision_seconds{level}``: time the computer took to choose a move.
 - ``gin_rummy_rate_limited_total{scope}``: requests refused with 429 (``token``,
   ``address``).
+- ``gin_rummy_live_streams``: live streams open now; ``gin_rummy_streams_refused_total{scope}``
+  streams refused with 429 (``token``, ``client address``, ``process``);
+  ``gin_rummy_streams_lagged_total``: streams closed because their client fell too far
+  behind.
 
 Several gunicorn workers: with ``PROMETHEUS_MULTIPROC_DIR`` set (to an empty, writable
 directory) before prometheus_client is imported, every worker writes its counts there
@@ -36,6 +40,7 @@ from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     multiprocess,
@@ -72,6 +77,13 @@ BOT_DECISIONS = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 RATE_LIMITED = Counter("gin_rummy_rate_limited", "Requests refused with 429, by the limit spent.", ["scope"])
+LIVE_STREAMS = Gauge("gin_rummy_live_streams", "Live streams open now.", multiprocess_mode="livesum")
+STREAMS_REFUSED = Counter(
+    "gin_rummy_streams_refused", "Live streams refused with 429, by the limit reached.", ["scope"]
+)
+STREAMS_LAGGED = Counter(
+    "gin_rummy_streams_lagged", "Live streams closed because the client fell too far behind."
+)
 
 
 class MetricsHooks(MatchHooks):
