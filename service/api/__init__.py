@@ -13,12 +13,14 @@ Configuration (keys of ``config``, or environment variables where named):
   (``GIN_RUMMY_STREAMS_PER_PROCESS``, 4000): the most streams open at once in one
   process per seat token (the operator's is not counted), per client address and in
   all; beyond them 429 ``too_many_streams`` with Retry-After; 0 or ``off``: no limit.
-  ``STREAM_HEARTBEAT_SECONDS`` (15): a comment line after that long without events.
-  ``STREAM_BUFFER_EVENTS`` (256): recent events kept per followed match; a follower
-  further behind is disconnected and resumes with Last-Event-ID.
-  ``STREAM_SEND_TIMEOUT_SECONDS`` (30): a stream whose client takes nothing for that
-  long is closed.  ``STREAM_SEND_BUFFER_BYTES`` (65536): the socket send buffer of a
-  stream (the kernel's memory per slow client).
+  ``STREAM_HEARTBEAT_SECONDS`` (env ``GIN_RUMMY_STREAM_HEARTBEAT_SECONDS``, 15): a
+  comment line after that long without events.  ``STREAM_BUFFER_EVENTS``
+  (``GIN_RUMMY_STREAM_BUFFER_EVENTS``, 256): recent events kept per followed match; a
+  follower further behind is disconnected and resumes with Last-Event-ID.
+  ``STREAM_SEND_TIMEOUT_SECONDS`` (``GIN_RUMMY_STREAM_SEND_TIMEOUT_SECONDS``, 30): a
+  stream whose client takes nothing for that long is closed.
+  ``STREAM_SEND_BUFFER_BYTES`` (``GIN_RUMMY_STREAM_SEND_BUFFER_BYTES``, 65536): the
+  socket send buffer of a stream (the kernel's memory per slow client).
 - ``MAX_CONTENT_LENGTH``: largest request body in bytes (64 KiB).
 - ``CORS_ORIGINS`` (env ``GIN_RUMMY_CORS_ORIGINS``, comma-separated, or ``*``): browser
   origins allowed to call the API from another site.  Unset: same origin only.
@@ -93,10 +95,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         STREAMS_PER_TOKEN=os.environ.get("GIN_RUMMY_STREAMS_PER_TOKEN", "4"),
         STREAMS_PER_ADDRESS=os.environ.get("GIN_RUMMY_STREAMS_PER_ADDRESS", "100"),
         STREAMS_PER_PROCESS=os.environ.get("GIN_RUMMY_STREAMS_PER_PROCESS", "4000"),
-        STREAM_HEARTBEAT_SECONDS=15.0,
-        STREAM_BUFFER_EVENTS=256,
-        STREAM_SEND_TIMEOUT_SECONDS=30.0,
-        STREAM_SEND_BUFFER_BYTES=64 * 1024,
+        STREAM_HEARTBEAT_SECONDS=float(os.environ.get("GIN_RUMMY_STREAM_HEARTBEAT_SECONDS") or 15),
+        STREAM_BUFFER_EVENTS=int(os.environ.get("GIN_RUMMY_STREAM_BUFFER_EVENTS") or 256),
+        STREAM_SEND_TIMEOUT_SECONDS=float(os.environ.get("GIN_RUMMY_STREAM_SEND_TIMEOUT_SECONDS") or 30),
+        STREAM_SEND_BUFFER_BYTES=int(os.environ.get("GIN_RUMMY_STREAM_SEND_BUFFER_BYTES") or 64 * 1024),
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
         IDEMPOTENCY_PURGE_SECONDS=3600,

@@ -120,3 +120,18 @@ def test_a_token_and_an_address_get_429_beyond_their_streams(serve):
     assert again.opened.wait(10) and again.status == 200
     for s in [*held, again]:
         s.close()
+
+
+def test_a_quiet_stream_outlives_its_send_timeout_with_heartbeats(serve):
+    # The send timeout closes a stream whose client reads nothing; one that reads stays.
+    instance = serve(
+        workers=1, GIN_RUMMY_STREAM_SEND_TIMEOUT_SECONDS="1", GIN_RUMMY_STREAM_HEARTBEAT_SECONDS="0.5", **UNLIMITED
+    )
+    match_id, tokens = new_match(instance.port)
+    stream = Stream(instance.port, match_id, tokens[0], wait=4).start()
+    started = time.monotonic()
+    assert stream.wait_for(2)
+    assert stream.ended.wait(10)
+    lasted = time.monotonic() - started
+    assert 3.5 < lasted < 8, f"the stream lasted {lasted:.1f} s, asked for 4"
+    assert stream.comments.count("keep-alive") >= 5, stream.comments
