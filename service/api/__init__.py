@@ -134,6 +134,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     register_rate_limits(app, on_limited=metrics.rate_limited)
     from . import matches, meta, records, web
 
+    app.extensions["gin_rummy_views"] = matches.ViewMemo()
+
     app.register_blueprint(meta.bp)
     app.register_blueprint(metrics.bp)
     app.register_blueprint(matches.bp)
