@@ -342,13 +342,33 @@ def play_one(client: load.Client, match: Watched, actions: list) -> None:
         match.seat = answer["view"]["turn"]
 
 
-def probe(port: int, stop: threading.Event, samples: list, tally: load.Tally) -> None:
-    """``GET /health/live`` every PROBE_EVERY seconds; each as (time.time(), ms)."""
+def probe_process(port: int, conn) -> None:
+    """``GET /health/live`` every PROBE_EVERY seconds until told to stop; sends back each
+    as (time.time(), ms) and the error count.  A process of its own, so that no other
+    client's work in the same interpreter delays a probe."""
+    tally = load.Tally()
     client = load.Client(port, tally)
-    while not stop.wait(PROBE_EVERY):
+    samples = []
+    while not conn.poll(PROBE_EVERY):
         client.send("GET live", "GET", "/health/live")
         samples.append((time.time(), tally.latencies[-1]))
     client.conn.close()
+    conn.send((samples, sum(tally.errors.values())))
+
+
+class Prober:
+    def __init__(self, port: int):
+        context = multiprocessing.get_context("spawn")
+        self.conn, child = context.Pipe()
+        self.proc = context.Process(target=probe_process, args=(port, child), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def stop(self) -> tuple[list, int]:
+        self.conn.send("stop")
+        result = self.conn.recv()
+        self.proc.join(10)
+        return result
 
 
 # --- the service's processes ------------------------------------------------------------
@@ -420,11 +440,11 @@ def measure(args, server, ports: tuple[int, int], streams: Streams, matches: lis
     watched = matches[: math.ceil(n / STREAMS_PER_MATCH)]
 
     stop = threading.Event()
-    actions, samples, driver_tally, probe_tally = [], [], load.Tally(), load.Tally()
+    actions, driver_tally = [], load.Tally()
     threads = [
         threading.Thread(target=drive, args=(port, watched, args.actions_per_second, stop, actions, driver_tally)),
-        threading.Thread(target=probe, args=(port, stop, samples, probe_tally)),
     ]
+    prober = Prober(port)
     for t in threads:
         t.start()
     try:
@@ -434,6 +454,7 @@ def measure(args, server, ports: tuple[int, int], streams: Streams, matches: lis
         stop.set()
         for t in threads:
             t.join()
+        samples, probe_errors = prober.stop()
     window = (ended - tally.seconds - 0.3, ended)  # the load's clients ran in it
     time.sleep(GRACE)
     reports = streams.ask("report")
@@ -445,7 +466,7 @@ def measure(args, server, ports: tuple[int, int], streams: Streams, matches: lis
         open_at_rss=open_at_rss,
         per_worker=per_worker, delivery=delivery(actions, reports, window), people=people,
         baseline=baseline, share=people.requests_per_s / baseline.requests_per_s if baseline.requests_per_s else math.nan,
-        live=(len(live), load.percentile(live, 0.5), load.percentile(live, 0.99), sum(probe_tally.errors.values())),
+        live=(len(live), load.percentile(live, 0.5), load.percentile(live, 0.99), probe_errors),
         driver_errors=dict(driver_tally.errors),
         driven_per_s=sum(1 for a in actions if window[0] <= a[0] <= window[1]) / (window[1] - window[0]),
     )
