@@ -67,6 +67,15 @@ def on_starting(server):
             os.remove(os.path.join(path, name))
 
 
+def worker_exit(server, worker):
+    """A worker's last act: its streams ended, its pools closed (an unclosed pool is
+    torn down by the interpreter at exit, which under gevent prints a traceback)."""
+    app = getattr(worker, "wsgi", None)
+    services = getattr(app, "extensions", {}).get("gin_rummy")
+    if services is not None:
+        services.close()
+
+
 def child_exit(server, worker):
     from prometheus_client import multiprocess
 

@@ -80,6 +80,15 @@ class Services:
     matches: MatchService
     hub: LiveHub
     probe: Probe
+    #: Pools this app opened itself (closed by ``close``; a given STORE is the caller's).
+    owned_pools: tuple = ()
+
+    def close(self) -> None:
+        """End the streams and close the pools the app opened (a server's worker exit)."""
+        if self.hub is not None:
+            self.hub.shutdown()
+        for pool in self.owned_pools:
+            pool.close()
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -105,12 +114,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(config or {})
     store = reader = app.config.get("STORE")
+    owned = ()
     if store is None:
         url = app.config.get("DATABASE_URL") or os.environ.get("DATABASE_URL")
         store = EventStore(connect(url))
         # Streams read through a small pool of their own: a crowd of them catching up
         # never takes the connections that actions need.
         reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
+        owned = (store.pool, reader.pool)
         if app.config["IDEMPOTENCY_PURGE_SECONDS"]:
             purge_periodically(store.pool, every=float(app.config["IDEMPOTENCY_PURGE_SECONDS"]))
     limits = StreamLimits(
@@ -120,7 +131,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     hub = LiveHub(reader, limits=limits, buffer_events=int(app.config["STREAM_BUFFER_EVENTS"])) if store.pool else None
     probe = Probe(store.pool.conninfo) if store.pool else None
-    app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS), hub, probe)
+    app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS), hub, probe, owned)
     app.extensions["gin_rummy_known_tokens"] = KnownTokens()
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])
