@@ -125,9 +125,17 @@ class Client:
             self.tally.errors[status] = self.tally.errors.get(status, 0) + 1
 
 
+#: Actions that end a match instead of playing the cards (listed whoever's turn it is).
+ENDINGS = ("resign", "claim_timeout", "abort")
+
+
+def plays(view: dict) -> list[dict]:
+    return [a for a in view["legal_actions"] if a["type"] not in ENDINGS]
+
+
 def greedy(view: dict) -> dict:
     """Knock or gin when allowed, else the discard that leaves the least deadwood, else draw from the stock."""
-    actions = view["legal_actions"]
+    actions = plays(view)
     for action in actions:
         if action["type"] in ("gin", "knock"):
             return action
@@ -169,7 +177,7 @@ class Player:
         if view["status"] == "finished":
             self.matches[self.turn] = self.new_match()
             return
-        if not view["legal_actions"]:
+        if not plays(view):
             if len(match["tokens"]) > 1:
                 match["seat"] = 1 - match["seat"]
             return

@@ -326,7 +326,7 @@ def play_one(client: load.Client, match: Watched, actions: list) -> None:
         if view["status"] == "finished":
             match.finished = True
             return
-        if view["legal_actions"]:
+        if load.plays(view):
             break
         match.seat = 1 - match.seat
     else:

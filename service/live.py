@@ -28,6 +28,14 @@ Last-Event-ID; one whose socket takes no data for ``send_timeout`` seconds is
 disconnected by the server; and the socket's send buffer is kept small.  Nothing a
 follower does grows the process's memory beyond that.
 
+Who is there: a seat is *connected* while it has a live stream open on any process.
+Each hub records its followed seats in the database (``live_followers``: a row per
+match, seat and process, written when the process's first stream of that seat opens,
+deleted when its last closes, refreshed every ``PRESENCE_REFRESH`` seconds) and
+``Presence`` reads them for the views, ignoring rows older than ``PRESENCE_TIMEOUT``
+(a process that died stops refreshing) and keeping each answer ``PRESENCE_CACHE``
+seconds.
+
 Under ``gin-rummy serve`` each request is a greenlet (service.gunicorn_conf), so a
 waiting stream holds no thread; the same code runs with real threads elsewhere (the
 tests' servers), since gevent patches ``threading``.
@@ -43,11 +51,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID
 
+import logging
+import os
+import secrets
+import socket
+from datetime import timedelta
+
+import psycopg
+
 from service.store import EventStore, StoredEvent
+from service.store import online
 from service.store.notifications import Listener
+
+log = logging.getLogger(__name__)
 
 #: Events one database read of a stream's backlog returns at most.
 PAGE = 500
+#: Seconds between a process's refreshes of its followers' rows; a row older than
+#: PRESENCE_TIMEOUT is a process's that died; a view's answer is kept PRESENCE_CACHE s.
+PRESENCE_REFRESH = 15.0
+PRESENCE_TIMEOUT = 45.0
+PRESENCE_CACHE = 2.0
 
 
 @dataclass(frozen=True)
@@ -87,6 +111,7 @@ class Channel:
         self.hub = hub
         self.match_id = match_id
         self.followers = 0
+        self.by_seat = [0, 0]  # followers of each seat (the operator is neither)
         self.notified = 0
         self.fetched: int | None = None
         self.stale = False  # announcements may have been missed: look at the database
@@ -177,11 +202,12 @@ class Channel:
 class Subscription:
     """One open stream, admitted by :meth:`LiveHub.open`; close it when the stream ends."""
 
-    def __init__(self, hub: LiveHub, channel: Channel, token_key: str | None, address: str | None):
+    def __init__(self, hub: LiveHub, channel: Channel, token_key: str | None, address: str | None, seat: int | None):
         self.hub = hub
         self.channel = channel
         self.token_key = token_key
         self.address = address
+        self.seat = seat
         self.closed = False
         self.gone = False  # the client hung up
 
@@ -223,13 +249,16 @@ class LiveHub:
         self.open_streams = 0
         self._lock = threading.Lock()
         self._listener: Listener | None = None
+        self._refresher: threading.Thread | None = None
+        #: Names this process in ``live_followers``.
+        self.process = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         HUBS.add(self)
 
     # -- admission -------------------------------------------------------------------
 
-    def open(self, match_id: UUID, *, token_key: str | None, address: str | None) -> Subscription:
-        """Admit a stream of ``match_id`` (``token_key`` None: not counted per token), or
-        raise TooManyStreams (or Closing)."""
+    def open(self, match_id: UUID, *, token_key: str | None, address: str | None, seat: int | None = None) -> Subscription:
+        """Admit a stream of ``match_id`` (``token_key`` None: not counted per token) for
+        ``seat`` (None: the operator), or raise TooManyStreams (or Closing)."""
         limits = self.limits
         with self._lock:
             if self.closing:
@@ -249,9 +278,14 @@ class LiveHub:
             if channel is None:
                 channel = self._channels[match_id] = Channel(self, match_id)
             channel.followers += 1
+            first_of_seat = seat is not None and channel.by_seat[seat] == 0
+            if seat is not None:
+                channel.by_seat[seat] += 1
             if self._listener is None:
                 self._listener = Listener(self.conninfo, self._announced, self._reconnected).start()
-        return Subscription(self, channel, token_key, address)
+        if first_of_seat:
+            self._presence(online.follow, match_id, seat)
+        return Subscription(self, channel, token_key, address, seat)
 
     def _release(self, sub: Subscription) -> None:
         with self._lock:
@@ -266,8 +300,36 @@ class LiveHub:
                         del counts[key]
             channel = sub.channel
             channel.followers -= 1
+            last_of_seat = False
+            if sub.seat is not None:
+                channel.by_seat[sub.seat] -= 1
+                last_of_seat = channel.by_seat[sub.seat] == 0
             if not channel.followers and self._channels.get(channel.match_id) is channel:
                 del self._channels[channel.match_id]
+        if last_of_seat:
+            self._presence(online.unfollow, channel.match_id, sub.seat)
+
+    def _presence(self, change, match_id: UUID, seat: int) -> None:
+        """Record (or withdraw) this process's follower of a seat; a failure only makes
+        the seat look away (or there) until the next refresh."""
+        try:
+            with self.reader.connection() as conn:
+                change(conn, match_id, seat, self.process)
+        except psycopg.Error as exc:
+            log.warning("could not record who follows match %s: %s", match_id, type(exc).__name__)
+        if self._refresher is None:
+            self._refresher = threading.Thread(target=self._refresh, name="gin-rummy-presence", daemon=True)
+            self._refresher.start()
+
+    def _refresh(self) -> None:
+        while not self.closing:
+            time.sleep(PRESENCE_REFRESH)
+            if self.open_streams:
+                try:
+                    with self.reader.connection() as conn:
+                        online.refresh_follows(conn, self.process)
+                except psycopg.Error as exc:
+                    log.warning("could not refresh who follows which match: %s", type(exc).__name__)
 
     def streams_of(self, match_id: UUID) -> int:
         channel = self._channels.get(match_id)
@@ -302,6 +364,30 @@ class LiveHub:
             channel.wake()
         if self._listener is not None:
             self._listener.stop()
+
+
+class Presence:
+    """The seats of a match that follow it live, on any process (``live_followers``),
+    each answer kept a moment: views ask on every read."""
+
+    def __init__(self, cache_seconds: float = PRESENCE_CACHE, clock: Callable[[], float] = time.monotonic):
+        self.cache_seconds = cache_seconds
+        self.clock = clock
+        self._known: dict[UUID, tuple[float, frozenset[int]]] = {}
+        self._lock = threading.Lock()
+
+    def seats(self, conn, match_id: UUID) -> frozenset[int]:
+        now = self.clock()
+        known = self._known.get(match_id)
+        if known is not None and now - known[0] < self.cache_seconds:
+            return known[1]
+        seats = online.connected_seats(conn, match_id, timedelta(seconds=PRESENCE_TIMEOUT))
+        with self._lock:
+            self._known[match_id] = (now, seats)
+            if len(self._known) > 10_000:  # forget the oldest answers
+                for key in sorted(self._known, key=lambda k: self._known[k][0])[:5_000]:
+                    del self._known[key]
+        return seats
 
 
 #: Every hub of this process, for the server's shutdown (service.serving).

@@ -9,24 +9,40 @@ Randomness lives here, never in the engine: a deal's deck order and salt come fr
 the operating system's generator and are recorded in the ``hand_dealt`` event; each
 computer seat gets a seed in ``match_started``, and its decisions draw from a
 generator seeded by that seed and the match version, so replays and tests are stable.
+
+So does the clock: every command is stamped with the time the service received it
+(``at``, from ``clock``, never earlier than the match's last event), which the engine
+records in the events of a match played under a clock and judges deadlines by.  Tests
+give the service a clock of their own.
+
+Online play: a match may have open seats, taken with ``join`` (by its invite code,
+whose hash is kept with the match, or without one when the match is public); a
+finished match can be played again (``rematch``) by the same seats, swapped so that
+the other one starts, each getting its seat token when it asks.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
+
+import psycopg
 
 from service import bots
 from service.serving import off_loop
 from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event, seat_view
-from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED
+from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED, WAITING
 from service.engine.simulate import deal_command
 from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
+from service.store import online
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
 
 #: The computer's levels whose decisions run off the event loop (service.serving).
@@ -65,6 +81,42 @@ class Created:
     state: State
     events: list
     tokens: dict[int, str]
+    #: The invite code of a match with an open seat (shown once, like a token).
+    invite: str | None = None
+
+
+class InviteRefused(Exception):
+    """A join without the invite code of a match that is not public, or with a wrong one."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class NoRematch(Exception):
+    """The match cannot be played again (it is not over, or it never began)."""
+
+
+@dataclass
+class Joined:
+    seat: int
+    token: str
+    state: State
+    events: list[StoredEvent]
+
+
+@dataclass
+class Rematched:
+    match_id: uuid.UUID
+    seat: int
+    #: The caller's seat token in the rematch; None when that seat was given one before.
+    token: str | None
+    created: bool
+    state: State
+
+
+def invite_hash(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
 
 
 def seat_token(match_id: uuid.UUID) -> str:
@@ -84,31 +136,65 @@ def match_of_token(token: str) -> uuid.UUID | None:
 
 
 def public_seats(state: State) -> list[dict]:
-    """Seats as clients see them: no seeds, no tokens."""
+    """Seats as clients see them: no seeds, no tokens (an open seat has no name yet)."""
     return [
-        {"seat": i, "name": s["name"], "kind": s["kind"], "level": s.get("level")} for i, s in enumerate(state.seats)
+        {"seat": i, "name": s.get("name"), "kind": s["kind"], "level": s.get("level")} for i, s in enumerate(state.seats)
     ]
 
 
 def status_of(state: State) -> str:
-    return "finished" if state.phase == MATCH_OVER else "active"
+    return "finished" if state.phase == MATCH_OVER else "waiting" if state.phase == WAITING else "active"
 
 
-def view_for(state: State, seat: int, match_id: uuid.UUID) -> dict:
-    """The seat view the API serves, and the only thing a bot ever sees."""
-    view = seat_view(state, seat)
+def view_for(
+    state: State,
+    seat: int,
+    match_id: uuid.UUID,
+    *,
+    now: datetime | None = None,
+    connected: frozenset[int] | None = None,
+    rematch: uuid.UUID | None = None,
+) -> dict:
+    """The seat view the API serves, and the only thing a bot ever sees.  ``now`` lets
+    a timeout claim be listed once the opponent's deadline has passed; ``connected``
+    are the seats with a live stream open (for ``opponent.connected``, which is null
+    for a computer); ``rematch`` the match this one is played again as."""
+    view = seat_view(state, seat, now=now)
     view["match_id"] = str(match_id)
     view["status"] = status_of(state)
     view["seats"] = public_seats(state)
+    opponent = 1 - seat
+    person = bool(state.seats) and state.seats[opponent]["kind"] == "human"
+    view["opponent"]["connected"] = (opponent in connected) if person and connected is not None else (False if person else None)
+    view["rematch"] = str(rematch) if rematch is not None else None
     return view
 
 
+def system_clock() -> datetime:
+    return datetime.now(timezone.utc)
+
+
 class MatchService:
-    def __init__(self, store: EventStore, deal_rng: random.Random | None = None, hooks: MatchHooks | None = None):
+    def __init__(
+        self,
+        store: EventStore,
+        deal_rng: random.Random | None = None,
+        hooks: MatchHooks | None = None,
+        clock: Callable[[], datetime] = system_clock,
+    ):
         self.store = store
         # The OS generator by default: deals must not be predictable from earlier ones.
         self.deal_rng = deal_rng or random.SystemRandom()
         self.hooks = hooks or MatchHooks()
+        self.clock = clock
+
+    def stamp(self, state: State) -> str:
+        """The time of a command on ``state``: now, or the match's last event's time if
+        this server's clock is behind it (times in a match never go back)."""
+        now = self.clock().astimezone(timezone.utc)
+        if state.last_at is not None:
+            now = max(now, datetime.fromisoformat(state.last_at))
+        return now.isoformat(timespec="milliseconds")
 
     # --- creating ---------------------------------------------------------------
 
@@ -121,28 +207,119 @@ class MatchService:
         seats, tokens = [], {}
         for i, given in enumerate(seats_in):
             seat = dict(given)
-            if seat.get("kind", "human") == "computer":
+            kind = seat.get("kind", "human")
+            if kind == "computer":
                 # Below 2**53, so a JavaScript client reads the seed (and a record) exactly.
                 seat["seed"] = secrets.randbelow(MAX_SEED + 1)
-            else:
+            elif kind == "human":
                 tokens[i] = None  # made once the match id is known
             seats.append(seat)
         return {"type": "start_match", "rules": rules, "seats": seats}, tokens
 
-    def create(self, spec: Mapping[str, Any]) -> Created:
+    def create(
+        self,
+        spec: Mapping[str, Any],
+        *,
+        public: bool = False,
+        token_seats: set[int] | None = None,
+        then: Callable[[psycopg.Connection, uuid.UUID], None] | None = None,
+    ) -> Created:
+        """Start a match from a request body.  ``token_seats``: the human seats given a
+        token now (default all); a match with an open seat gets an invite code, and
+        ``public`` lists it in the lobby; ``then(conn, match_id)`` runs in the same
+        transaction (to link a rematch)."""
         command, tokens = self.prepare(spec)
         match_id = uuid.uuid4()
-        tokens = {seat: seat_token(match_id) for seat in tokens}
-        events = decide(State(), command)
+        tokens = {seat: seat_token(match_id) for seat in tokens if token_seats is None or seat in token_seats}
+        events = decide(State(), {**command, "at": self.stamp(State())})
         state = fold(events)
         moves: list[str] = []
         state, more = self.autoplay(match_id, state, [], moves=moves)
         events += more
+        invite = secrets.token_urlsafe(24) if state.phase == WAITING else None  # 192 random bits
         with self.store.transaction() as conn:
             self.store.append(match_id, 0, events, actor="system", state=state, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+            if invite is not None:
+                online.save_invite(conn, match_id, invite_hash(invite), public)
+            if then is not None:
+                then(conn, match_id)
         self._report(moves)
-        return Created(match_id, state, events, tokens)
+        return Created(match_id, state, events, tokens, invite)
+
+    # --- joining ----------------------------------------------------------------
+
+    def join(self, match_id: uuid.UUID, code: str | None, name: str) -> Joined:
+        """Take an open seat: with the invite code, or without one in a public match.
+        Raises InviteRefused, MatchNotFound, or the engine's IllegalMoveError
+        (``seat_taken``) when every seat is taken, also when another player took the
+        last one a moment before."""
+        for attempt in (1, 2):
+            with self.store.connection() as conn:
+                state = self.store.load(match_id, conn=conn)
+                invite = online.find_invite(conn, match_id)
+            if invite is None or state.phase != WAITING:
+                raise IllegalMoveError("seat_taken", "no seat of this match is open")
+            if not invite.public:
+                if not code:
+                    raise InviteRefused("invite_required", "this match is joined with its invite code")
+                if not hmac.compare_digest(invite_hash(code), invite.code_hash):
+                    raise InviteRefused("invalid_invite", "this is not the match's invite code")
+            events = decide(state, {"type": "join", "name": name, "at": self.stamp(state)})
+            seat = events[0].data["seat"]
+            after = fold(events, state)
+            moves: list[str] = []
+            after, more = self.autoplay(match_id, after, events, start=state, moves=moves)
+            events += more
+            token = seat_token(match_id)
+            try:
+                with self.store.transaction() as conn:
+                    stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
+                    save_seat_tokens(conn, match_id, {seat: hash_token(token)})
+            except ConcurrencyError:
+                if attempt == 2:
+                    raise
+                continue  # someone else changed the match (joined, most likely): look again
+            self._report(moves)
+            return Joined(seat, token, after, stored)
+        raise AssertionError("unreachable")
+
+    # --- playing again ------------------------------------------------------------
+
+    def rematch(self, match_id: uuid.UUID, seat: int) -> Rematched:
+        """The match played again by the same seats and rules, swapped so that the other
+        seat starts; made by the first seat to ask, found by the second.  Each seat
+        gets its token in the rematch when it first asks."""
+        with self.store.connection() as conn:
+            state = self.store.load(match_id, conn=conn)
+            existing = online.rematch_of(conn, match_id)
+        if state.phase != MATCH_OVER or state.end_reason == "aborted":
+            raise NoRematch("only a match that was played to its end can be played again")
+        new_seat = 1 - seat
+        created = False
+        if existing is None:
+            seats = [_seat_spec(state.seats[1]), _seat_spec(state.seats[0])]
+            spec = {"rules": state.rules.to_json(), "seats": seats}
+            linked: list[uuid.UUID] = []
+
+            def link(conn, new_id):
+                linked.append(online.link_rematch(conn, match_id, new_id))
+                if linked[0] != new_id:  # another seat's request made it first: keep that one
+                    raise _Linked()
+
+            try:
+                made = self.create(spec, token_seats={new_seat}, then=link)
+                return Rematched(made.match_id, new_seat, made.tokens.get(new_seat), True, made.state)
+            except _Linked:
+                existing = linked[0]
+        token = seat_token(existing)
+        try:
+            with self.store.transaction() as conn:
+                save_seat_tokens(conn, existing, {new_seat: hash_token(token)})
+        except psycopg.errors.UniqueViolation:
+            token = None  # this seat was given its token before
+        return Rematched(existing, new_seat, token, created, self.store.load(existing))
+
 
     # --- acting -----------------------------------------------------------------
 
@@ -183,7 +360,7 @@ class MatchService:
     def _act(self, conn, match_id, state: State, seat, command, expected_version, idempotency):
         if expected_version is not None and expected_version != state.version:
             raise StaleVersion(expected_version, state.version)
-        events = decide(state, {**command, "seat": seat})
+        events = decide(state, {**command, "seat": seat, "at": self.stamp(state)})
         after = fold(events, state)
         moves: list[str] = []
         after, more = self.autoplay(match_id, after, events, start=state, conn=conn, moves=moves)
@@ -205,15 +382,17 @@ class MatchService:
         each computer move is added to ``moves``, for the hooks once it is stored."""
         new: list[Event] = []
         stored: list[dict] | None = None  # the stored events of start's hand, fetched once
+        at = None
         while state.phase != MATCH_OVER and len(new) < MAX_EVENTS_PER_REQUEST:
+            at = at or self.stamp(state)  # one time for the request's every event
             if state.phase == AWAITING_DEAL:
-                command = deal_command(self.deal_rng)
+                command = {**deal_command(self.deal_rng), "at": at}
             elif state.turn is not None and state.seats[state.turn]["kind"] == "computer":
                 base = start.version if start is not None else 0
                 if stored is None:
                     stored = self.store.hand_events(match_id, start, conn=conn) if base else []
                 history = self.hand_history(state, stored, pending + new, base)
-                command = {**self.computer_action(match_id, state, history), "seat": state.turn}
+                command = {**self.computer_action(match_id, state, history), "seat": state.turn, "at": at}
                 if moves is not None:
                     moves.append(command["type"])
             else:
@@ -253,3 +432,14 @@ class MatchService:
             {"seq": base + i + 1, "type": e.type, "data": e.data} for i, e in enumerate(pending) if base + i + 1 > first
         ]
         return [redact_event(e, state.turn) for e in events]
+
+
+class _Linked(Exception):
+    """The rematch was linked by another request first (its creation is rolled back)."""
+
+
+def _seat_spec(seat: dict) -> dict:
+    """A seat of a finished match as a seat of its rematch (a computer gets a new seed)."""
+    if seat["kind"] == "computer":
+        return {"kind": "computer", "level": seat["level"], "name": seat["name"]}
+    return {"kind": "human", "name": seat["name"]}

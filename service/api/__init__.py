@@ -7,6 +7,8 @@ Configuration (keys of ``config``, or environment variables where named):
 - ``OPERATOR_TOKEN`` (env ``GIN_RUMMY_OPERATOR_TOKEN``): the token that may read every
   match, for support and auditing.  Unset: there is no operator.
 - ``STORE``: an ``EventStore`` to use instead of connecting (tests).
+- ``CLOCK``: a function giving the time now (an aware ``datetime``) instead of the
+  system's (tests: deadlines without waiting).
 - Live streams (``service.live``): ``STREAMS_PER_TOKEN`` (env
   ``GIN_RUMMY_STREAMS_PER_TOKEN``, default 4), ``STREAMS_PER_ADDRESS``
   (``GIN_RUMMY_STREAMS_PER_ADDRESS``, 100) and ``STREAMS_PER_PROCESS``
@@ -57,7 +59,7 @@ from typing import Any
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from service.live import LiveHub, StreamLimits
+from service.live import LiveHub, Presence, StreamLimits
 from service.matches import MatchService
 from service.store import EventStore, connect
 from service.store.database import Probe
@@ -80,6 +82,7 @@ class Services:
     matches: MatchService
     hub: LiveHub
     probe: Probe
+    presence: Presence
     #: Pools this app opened itself (closed by ``close``; a given STORE is the caller's).
     owned_pools: tuple = ()
 
@@ -131,7 +134,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     hub = LiveHub(reader, limits=limits, buffer_events=int(app.config["STREAM_BUFFER_EVENTS"])) if store.pool else None
     probe = Probe(store.pool.conninfo) if store.pool else None
-    app.extensions["gin_rummy"] = Services(store, MatchService(store, hooks=metrics.HOOKS), hub, probe, owned)
+    clock = app.config.get("CLOCK")  # tests: a clock of their own (a function giving an aware datetime)
+    matches = MatchService(store, hooks=metrics.HOOKS, **({"clock": clock} if clock else {}))
+    app.extensions["gin_rummy"] = Services(store, matches, hub, probe, Presence(), owned)
     app.extensions["gin_rummy_known_tokens"] = KnownTokens()
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])

@@ -1,4 +1,5 @@
-"""Matches: create, view, act, follow (events and a live stream), list."""
+"""Matches: create, join, view, act, follow (events and a live stream), list, play again;
+and the lobby of public matches waiting for a player."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import socket
 import threading
 import uuid
 from collections import OrderedDict
+from datetime import timedelta
 
 import orjson
 
@@ -17,8 +19,9 @@ from service.engine import CommandError, IllegalMoveError, redact_event
 from service.engine.cards import CARD_INDEX
 from service.live import Closing, Lagged, TooManyStreams, follow
 from service.serving import on_hangup
-from service.matches import StaleVersion, view_for
-from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record
+from service.engine.game import MATCH_OVER, deadline
+from service.matches import InviteRefused, NoRematch, StaleVersion, public_seats, view_for
+from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record, online
 
 from . import metrics
 from . import schemas as s
@@ -188,11 +191,24 @@ def event_json(stored, seat: int | None) -> dict:
     )
 
 
-def view_json(state, caller: Caller, match_id: uuid.UUID) -> dict:
+def view_context(conn, state, mid: uuid.UUID) -> dict:
+    """What a view needs beside the state: the time (a timeout claim is listed once the
+    deadline has passed), who follows the match live (between two people), and the
+    rematch of a finished match."""
+    services = _services()
+    context = {"now": services.matches.clock()}
+    if state.phase == MATCH_OVER:
+        context["rematch"] = online.rematch_of(conn, mid)
+    elif len(state.seats) == 2 and all(seat["kind"] != "computer" for seat in state.seats):
+        context["connected"] = services.presence.seats(conn, mid)
+    return context
+
+
+def view_json(state, caller: Caller, match_id: uuid.UUID, context: dict) -> dict:
     seat = caller.seat if caller.seat is not None else _operator_seat()
     # view_for builds the documented SeatView as is (tests/api/test_view_shape.py):
     # no schema dump is needed, and none is paid for on every request.
-    body = view_for(state, seat, match_id)
+    body = view_for(state, seat, match_id, **context)
     if caller.is_operator:
         body["hidden"] = {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
     return body
@@ -224,32 +240,151 @@ def load_state(conn, match_id: uuid.UUID):
     auth=False,
     description=(
         "Every field has a default: `{}` creates a classic match between a person and a medium computer. "
-        "The answer holds one bearer token per human seat, shown only this once."
+        "The answer holds one bearer token per human seat, shown only this once. To play someone on another "
+        "device, make their seat `{\"kind\": \"open\"}`: the answer then carries an `invite` (a code and a link "
+        "to the web client's join page) for them, the match waits for them (phase `waiting_for_players`, no "
+        "hand dealt) and `public: true` also lists it in the lobby."
     ),
 )
 def create_match():
     spec = json_body(s.CreateMatchSchema)
+    public = spec.pop("public", False)
     if not any(seat.get("kind", "human") == "human" for seat in spec.get("seats") or [{"kind": "human"}]):
         raise Problem(
             422, "invalid_request", "at least one seat must be human", errors={"seats": ["at least one human seat"]}
         )
-    created = _services().matches.create(spec)
+    created = _services().matches.create(spec, public=public)
     state = created.state
     first_human = min(created.tokens)
-    seats = [dict(seat, token=created.tokens.get(seat["seat"])) for seat in view_for(state, 0, created.match_id)["seats"]]
+    context = {"now": _services().matches.clock()}
+    seats = [dict(seat, token=created.tokens.get(seat["seat"])) for seat in public_seats(state)]
+    invite = None
+    if created.invite is not None:
+        invite = {"code": created.invite, "url": f"{request.host_url}#/join/{created.match_id}/{created.invite}"}
     body = {
         "id": str(created.match_id),
         "version": state.version,
-        "rules": state.rules.to_json(),
+        "rules": state.rules.to_json(complete=True),
         "seats": seats,
-        "view": s.shared(s.SeatViewSchema).dump(view_for(state, first_human, created.match_id)),
+        "view": view_for(state, first_human, created.match_id, **context),
+        "public": public,
+        "invite": invite,
     }
     return with_etag(
-        s.shared(s.MatchCreatedSchema).dump(body),
+        body,
         state.version,
         201,
         {"Location": url_for("matches.get_match", match_id=str(created.match_id)), "Cache-Control": "no-store"},
     )
+
+
+@bp.post("/matches/<match_id>/join")
+@operation(
+    summary="Take the open seat of a match",
+    tags=["matches"],
+    body=s.JoinSchema,
+    responses={201: s.JoinedSchema, 403: s.ProblemSchema, 404: s.ProblemSchema, 409: s.ProblemSchema, 422: s.ProblemSchema},
+    auth=False,
+    description=(
+        "With the match's invite `code` (not needed for a public match) and the player's `name`. Answers the "
+        "seat taken and its bearer token, shown only this once; the first hand is dealt once every seat is "
+        "taken. 403 `invalid_invite` for a wrong code (`invite_required` without one); 409 `seat_taken` when "
+        "every seat is taken, also when another player took the last one first."
+    ),
+)
+def join(match_id: str):
+    mid = parse_match_id(match_id)
+    body = json_body(s.JoinSchema)
+    try:
+        joined = _services().matches.join(mid, body.get("code"), body["name"])
+    except MatchNotFound:
+        raise match_not_found(mid) from None
+    except InviteRefused as exc:
+        raise Problem(403, exc.code, str(exc)) from None
+    except IllegalMoveError as exc:
+        if exc.rule != "seat_taken":
+            raise
+        raise Problem(409, "seat_taken", str(exc)) from None
+    caller = Caller("seat", mid, joined.seat)
+    with _services().store.connection() as conn:
+        context = view_context(conn, joined.state, mid)
+    body = {
+        "match_id": str(mid),
+        "seat": joined.seat,
+        "token": joined.token,
+        "view": view_json(joined.state, caller, mid, context),
+    }
+    return with_etag(body, joined.state.version, 201, {"Cache-Control": "no-store"})
+
+
+@bp.post("/matches/<match_id>/rematch")
+@operation(
+    summary="Play a finished match again",
+    tags=["matches"],
+    responses={201: s.RematchSchema, 200: s.RematchSchema, 409: s.ProblemSchema, **PROBLEMS},
+    description=(
+        "By a seat of a finished match: a new match with the same seats, names and rules, the seats swapped so "
+        "that the other one starts. The first seat to ask makes it (201); the other gets the same match (200). "
+        "Each gets its seat token in the rematch when it first asks (later: null). The finished match's views "
+        "then name it (`rematch`). 409 `no_rematch` while the match is not over, or when it was called off."
+    ),
+)
+def rematch(match_id: str):
+    mid = parse_match_id(match_id)
+    services = _services()
+    with services.store.connection() as conn:
+        caller = caller_for_match(conn, mid)
+    if caller.is_operator:
+        raise Problem(403, "forbidden", "the operator may read every match but plays for no seat")
+    try:
+        made = services.matches.rematch(mid, caller.seat)
+    except MatchNotFound:
+        raise match_not_found(mid) from None
+    except NoRematch as exc:
+        raise Problem(409, "no_rematch", str(exc)) from None
+    with services.store.connection() as conn:
+        context = view_context(conn, made.state, made.match_id)
+    body = {
+        "id": str(made.match_id),
+        "seat": made.seat,
+        "token": made.token,
+        "view": view_json(made.state, Caller("seat", made.match_id, made.seat), made.match_id, context),
+    }
+    return with_etag(body, made.state.version, 201 if made.created else 200, {"Cache-Control": "no-store"})
+
+
+@bp.get("/lobby")
+@operation(
+    summary="Public matches waiting for a player",
+    tags=["matches"],
+    query=s.LobbyQuerySchema,
+    responses={200: s.LobbySchema, 422: s.ProblemSchema},
+    auth=False,
+    description=(
+        "Newest first. A match leaves the lobby once its seats are taken, when it is called off, or an hour "
+        "after it was made. Join one with POST /matches/{id}/join (no code needed)."
+    ),
+)
+def get_lobby():
+    args = query_args(s.LobbyQuerySchema)
+    offset = _cursor_offset(args.get("cursor"))
+    with _services().store.connection() as conn:
+        rows = online.lobby(conn, limit=args["limit"] + 1, offset=offset, max_age=LOBBY_MAX_AGE)
+    more = len(rows) > args["limit"]
+    items = [
+        {
+            "id": str(row.match_id),
+            "rules": {**row.rules, "turn_seconds": row.rules.get("turn_seconds")},
+            "creator": next((seat.get("name") for seat in row.seats if seat["kind"] == "human"), None),
+            "created_at": row.created_at.isoformat(),
+        }
+        for row in rows[: args["limit"]]
+    ]
+    return s.shared(s.LobbySchema).dump({"items": items, "next_cursor": str(offset + len(items)) if more else None})
+
+
+#: How long a public match stays in the lobby.
+LOBBY_MAX_AGE = timedelta(hours=1)
 
 
 # --- read ----------------------------------------------------------------------------
@@ -271,11 +406,12 @@ def get_match(match_id: str):
     with _services().store.connection() as conn:
         caller = caller_for_match(conn, mid)
         state = load_state(conn, mid)
+        context = view_context(conn, state, mid)
     if request.headers.get("If-None-Match") == etag(state.version):
         response = Response(status=304)
         response.headers["ETag"] = etag(state.version)
         return response
-    return with_etag(encoded_view(state, caller, mid), state.version)
+    return with_etag(encoded_view(state, caller, mid, context), state.version)
 
 
 class ViewMemo:
@@ -302,15 +438,20 @@ class ViewMemo:
                 self._views.popitem(last=False)
 
 
-def encoded_view(state, caller: Caller, mid: uuid.UUID) -> bytes:
-    """The caller's view as JSON (a seat's from the memo when it is there)."""
+def encoded_view(state, caller: Caller, mid: uuid.UUID, context: dict) -> bytes:
+    """The caller's view as JSON (a seat's from the memo when it is there: the key holds
+    what else the view depends on -- whether a timeout may be claimed, whether the
+    opponent is connected, the rematch)."""
     if caller.is_operator:
-        return dumps(view_json(state, caller, mid))
+        return dumps(view_json(state, caller, mid, context))
     memo: ViewMemo = current_app.extensions["gin_rummy_views"]
-    key = (mid, state.version, caller.seat)
+    due = deadline(state)
+    claimable = due is not None and context["now"] >= due
+    connected = context.get("connected")
+    key = (mid, state.version, caller.seat, claimable, connected is not None and 1 - caller.seat in connected, context.get("rematch"))
     view = memo.get(key)
     if view is None:
-        view = dumps(view_json(state, caller, mid))
+        view = dumps(view_json(state, caller, mid, context))
         memo.put(key, view)
     return view
 
@@ -388,7 +529,8 @@ def stream(match_id: str):
         _version(conn, mid)
     try:
         sub = services.hub.open(
-            mid, token_key=None if caller.is_operator else f"{mid}:{caller.seat}", address=request.remote_addr
+            mid, token_key=None if caller.is_operator else f"{mid}:{caller.seat}", address=request.remote_addr,
+            seat=caller.seat,
         )
     except TooManyStreams as exc:
         metrics.STREAMS_REFUSED.labels(exc.scope).inc()
@@ -552,6 +694,7 @@ def act(match_id: str):
             state, events = services.matches.act(
                 conn, mid, caller.seat, command, expected_version=expected, idempotency=record
             )
+            answer = action_answer(state, events, caller, mid, conn)
     except MatchNotFound:
         raise match_not_found(mid) from None
     except (StaleVersion, ConcurrencyError, CommandError, IllegalMoveError) as exc:
@@ -568,12 +711,12 @@ def act(match_id: str):
                 headers={"ETag": etag(exc.current)}, extra={"current_version": exc.current},
             ) from None
         raise Problem(409, "conflict", "another request changed the match first; reload it and retry") from None
-    return with_etag(action_answer(state, events, caller, mid), state.version)
+    return with_etag(answer, state.version)
 
 
-def action_answer(state, events, caller: Caller, mid: uuid.UUID) -> bytes:
+def action_answer(state, events, caller: Caller, mid: uuid.UUID, conn) -> bytes:
     """An action's answer, as JSON: the caller's view after it, and every event it caused."""
-    view = encoded_view(state, caller, mid)
+    view = encoded_view(state, caller, mid, view_context(conn, state, mid))
     return b'{"view":%s,"events":%s}' % (view, dumps([event_json(e, caller.seat) for e in events]))
 
 
@@ -592,7 +735,7 @@ def _replay(conn, mid, caller: Caller, key: str, fingerprint: str) -> Response |
     store = _services().store
     events = store.read(mid, after=record.first_seq - 1, limit=record.last_seq - record.first_seq + 1, conn=conn)
     state = store.state_at(mid, record.last_seq, conn=conn)
-    return with_etag(action_answer(state, events, caller, mid), state.version, record.status, replayed)
+    return with_etag(action_answer(state, events, caller, mid, conn), state.version, record.status, replayed)
 
 
 

@@ -73,7 +73,7 @@ def live():
 def presets():
     body = {
         "presets": [
-            {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_json()}
+            {"name": name, "description": PRESET_DESCRIPTIONS[name], "rules": rules.to_json(complete=True)}
             for name, rules in PRESETS.items()
         ],
         "parameters": {

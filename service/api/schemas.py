@@ -11,7 +11,9 @@ from service.engine.rules import RANGES
 
 CARD = validate.Regexp(r"^[A23456789TJQK][CDHS]$", error="not a card code: rank A23456789TJQK + suit CDHS, e.g. TD")
 LEVELS = ("easy", "medium", "hard")
-PHASES = ("awaiting_deal", "upcard_offer", "draw", "discard", "defense", "match_over")
+PHASES = ("waiting_for_players", "awaiting_deal", "upcard_offer", "draw", "discard", "defense", "match_over")
+STATUSES = ("waiting", "active", "finished")
+END_REASONS = ("score", "resigned", "timeout", "aborted")
 RESULTS = ("knock", "undercut", "gin", "dead")
 
 
@@ -50,6 +52,11 @@ def _rule_field(name: str):
     spec = RANGES[name]
     if spec[0] is bool:
         return StrictBool()
+    if name == "turn_seconds":
+        return fields.Integer(
+            strict=True, allow_none=True, validate=validate.Range(spec[1], spec[2]),
+            metadata={"description": "Seconds a seat has for its turn (null: no clock), e.g. 30 for live play or 259200 (3 days) by correspondence. Once they have passed, the other seat may claim the match (claim_timeout)."},
+        )
     return fields.Integer(strict=True, validate=validate.Range(spec[1], spec[2]))
 
 
@@ -67,15 +74,20 @@ RulesSpecSchema = Base.from_dict(
 
 class SeatSpecSchema(Base):
     name = fields.String(validate=validate.Length(1, 40), metadata={"example": "Ann"})
-    kind = fields.String(load_default="human", validate=validate.OneOf(["human", "computer"]))
+    kind = fields.String(
+        load_default="human", validate=validate.OneOf(["human", "computer", "open"]),
+        metadata={"description": "open: a seat for a player on another device, who joins with the match's invite (POST /matches/{id}/join); an open seat has no name (the player gives it) and no level."},
+    )
     level = fields.String(
         validate=validate.OneOf(LEVELS), metadata={"description": "Computer seats only; default medium."}
     )
 
     @validates_schema
     def _level_for_computers(self, data, **kwargs):
-        if data.get("kind") == "human" and "level" in data:
+        if data.get("kind") in ("human", "open") and "level" in data:
             raise ValidationError("only a computer seat has a level", "level")
+        if data.get("kind") == "open" and "name" in data:
+            raise ValidationError("an open seat is named by the player who joins it", "name")
 
 
 class CreateMatchSchema(Base):
@@ -88,6 +100,27 @@ class CreateMatchSchema(Base):
         validate=validate.Length(2, 2),
         metadata={"description": "Exactly two seats; default a person against a medium computer."},
     )
+    public = StrictBool(
+        load_default=False,
+        metadata={"description": "With an open seat: list the match in the lobby (GET /lobby), where anyone may join it without the invite code. Default false."},
+    )
+
+
+class JoinSchema(Base):
+    code = fields.String(
+        validate=validate.Length(1, 200),
+        metadata={"description": "The invite code of the match (from the creator's invite); not needed for a public match."},
+    )
+    name = fields.String(required=True, validate=validate.Length(1, 40), metadata={"example": "Bob"})
+
+
+class LobbyQuerySchema(Base):
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(1, 100),
+        metadata={"description": "Page size, 1 to 100 (default 20); a larger one is refused with 422."},
+    )
+    cursor = fields.String(metadata={"description": "The next_cursor of the previous page."})
 
 
 class LayoffSchema(Base):
@@ -102,12 +135,19 @@ ACTION_FIELDS = {
     "knock": {"card", "melds"},
     "gin": {"card", "melds"},
     "defend": {"melds", "layoffs"},
+    "resign": set(),
+    "claim_timeout": set(),
+    "abort": set(),
 }
 REQUIRED_FIELDS = {"draw": {"source"}, "discard": {"card"}, "knock": {"card"}, "gin": {"card"}}
 
 
 class ActionSchema(Base):
-    """One seat command; every entry of a view's ``legal_actions`` can be posted as is."""
+    """One seat command; every entry of a view's ``legal_actions`` can be posted as is.
+
+    Beside the plays: ``resign`` (at any time while the match is played, in turn or not:
+    the other seat wins), ``claim_timeout`` (once the other seat's deadline has passed,
+    under a clock) and ``abort`` (call off a match nobody has joined yet)."""
 
     type = fields.String(required=True, validate=validate.OneOf(list(ACTION_FIELDS)))
     source = fields.String(validate=validate.OneOf(["stock", "discard"]), metadata={"description": "draw only"})
@@ -146,12 +186,13 @@ class RulesSchema(Schema):
     single_hand = fields.Boolean(required=True)
     knocker_arranges = fields.Boolean(required=True)
     defender_arranges = fields.Boolean(required=True)
+    turn_seconds = fields.Integer(allow_none=True, required=True, metadata={"description": "Seconds per turn; null: no clock."})
 
 
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "computer"]))
+    name = fields.String(required=True, allow_none=True, metadata={"description": "Null for an open seat."})
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "computer", "open"]))
     level = fields.String(allow_none=True, validate=validate.OneOf(LEVELS))
 
 
@@ -195,6 +236,10 @@ class OpponentSchema(Schema):
     known_cards = Cards(
         required=True, metadata={"description": "Cards the opponent took from the discard pile and still holds."}
     )
+    connected = fields.Boolean(
+        allow_none=True, required=True,
+        metadata={"description": "Whether the opponent has a live stream of this match open now (on any instance); null for the computer."},
+    )
 
 
 class HiddenCardsSchema(Schema):
@@ -204,7 +249,10 @@ class HiddenCardsSchema(Schema):
 
 class SeatViewSchema(Schema):
     match_id = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(
+        required=True, validate=validate.OneOf(STATUSES),
+        metadata={"description": "waiting (for a player to take an open seat: no hand is dealt), active or finished."},
+    )
     seat = fields.Integer(required=True, metadata={"description": "The seat this view is for (0 or 1)."})
     version = fields.Integer(required=True, metadata={"description": "Number of events so far; also the ETag."})
     phase = fields.String(required=True, validate=validate.OneOf(PHASES))
@@ -215,6 +263,18 @@ class SeatViewSchema(Schema):
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     scores = fields.List(fields.Integer(), required=True)
     winner = fields.Integer(allow_none=True, required=True, metadata={"description": "Match winner once finished."})
+    end_reason = fields.String(
+        allow_none=True, required=True, validate=validate.OneOf(END_REASONS),
+        metadata={"description": "How the match ended: score, resigned, timeout or aborted; null until it has."},
+    )
+    deadline = fields.String(
+        allow_none=True, required=True,
+        metadata={"description": "Under a clock: when the seat to act (turn) runs out of time, ISO 8601; else null."},
+    )
+    rematch = fields.String(
+        allow_none=True, required=True,
+        metadata={"description": "The match this one is played again as (POST /matches/{id}/rematch), once a seat asked."},
+    )
     hand = Cards(required=True, metadata={"description": "This seat's cards, by suit then rank."})
     melds = fields.List(Cards(), required=True, metadata={"description": "Best melds of the hand."})
     deadwood_cards = Cards(required=True)
@@ -243,12 +303,53 @@ class SeatViewSchema(Schema):
     )
 
 
+class InviteSchema(Schema):
+    code = fields.String(required=True, metadata={"description": "The invite code: shown this once (only its hash is kept)."})
+    url = fields.String(
+        required=True, metadata={"description": "Opens the reference web client's join page for this match and code."}
+    )
+
+
 class MatchCreatedSchema(Schema):
     id = fields.String(required=True, metadata={"description": "The match id (a UUID)."})
     version = fields.Integer(required=True)
     rules = fields.Nested(RulesSchema, required=True)
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
     view = fields.Nested(SeatViewSchema, required=True, metadata={"description": "The first human seat's view."})
+    public = fields.Boolean(required=True, metadata={"description": "Listed in the lobby (with an open seat)."})
+    invite = fields.Nested(
+        InviteSchema, allow_none=True, required=True,
+        metadata={"description": "With an open seat: the invite to send to the other player; else null."},
+    )
+
+
+class JoinedSchema(Schema):
+    match_id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The seat taken."})
+    token = fields.String(required=True, metadata={"description": "Bearer token for that seat. Shown once: only its hash is stored."})
+    view = fields.Nested(SeatViewSchema, required=True, metadata={"description": "The seat's view (the first hand is dealt once every seat is taken)."})
+
+
+class RematchSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The rematch's id."})
+    seat = fields.Integer(required=True, metadata={"description": "The caller's seat in the rematch (the seats are swapped, so the other seat starts)."})
+    token = fields.String(
+        allow_none=True, required=True,
+        metadata={"description": "The caller's seat token in the rematch, shown once: null when this seat asked before and got it then."},
+    )
+    view = fields.Nested(SeatViewSchema, required=True, metadata={"description": "The caller's view of the rematch."})
+
+
+class LobbyEntrySchema(Schema):
+    id = fields.String(required=True)
+    rules = fields.Nested(RulesSchema, required=True)
+    creator = fields.String(required=True, metadata={"description": "The name of the player waiting."})
+    created_at = fields.String(required=True)
+
+
+class LobbySchema(Schema):
+    items = fields.List(fields.Nested(LobbyEntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True, metadata={"description": "Pass as cursor for the next page; null at the end."})
 
 
 class EventSchema(Schema):
@@ -323,7 +424,7 @@ class EventsQuerySchema(Base):
 
 class MatchSummarySchema(Schema):
     id = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     preset = fields.String(required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     scores = fields.List(fields.Integer(), required=True)
@@ -332,10 +433,12 @@ class MatchSummarySchema(Schema):
     winner = fields.Integer(allow_none=True, required=True)
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
+    end_reason = fields.String(allow_none=True, required=True, validate=validate.OneOf(END_REASONS))
+    rematch = fields.String(allow_none=True, required=True, metadata={"description": "The match this one is played again as."})
 
 
 class MatchListQuerySchema(Base):
-    status = fields.String(validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(validate=validate.OneOf(STATUSES))
     limit = fields.Integer(
         load_default=20,
         validate=validate.Range(1, 100),

@@ -19,14 +19,27 @@ whoever is authenticated:
 - ``{"type": "defend", "melds": [...], "layoffs": [{"card": "8S", "meld": 0}]}``
   (both optional: omitted means the suggested best defense)
 
-and two that the service issues: ``{"type": "start_match", "rules": {...}, "seats": [...]}``
-and ``{"type": "deal", "deck": [52 codes], "salt": "hex"}``.
+- ``{"type": "resign"}`` (at any time while the match is being played, in turn or not:
+  the other seat wins the match)
+- ``{"type": "claim_timeout", "at": time}`` (the other seat's clock has run out)
+- ``{"type": "abort"}`` (a match still waiting for players is called off)
+
+and those the service issues: ``{"type": "start_match", "rules": {...}, "seats": [...]}``
+(a seat ``{"kind": "open"}`` waits for a player), ``{"type": "join", "name": ...}`` (a
+player takes an open seat) and ``{"type": "deal", "deck": [52 codes], "salt": "hex"}``.
+
+Time is data too.  Under rules with a clock (``turn_seconds``) every command carries
+``at``, the ISO 8601 time the service received it, and every event it causes records
+that time in its data (``at``); a seat's deadline is ``turn_seconds`` after the time of
+the event that gave it the turn, and a timeout claim is judged by the claim's own
+``at``.  The engine never reads a clock.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from .cards import CARD_INDEX, CARD_VALUE, CardError, check_card, parse_cards
@@ -50,12 +63,20 @@ class Event(NamedTuple):
 
 # Phases of a match.
 NEW = "new"  # no match_started yet
+WAITING = "waiting_for_players"  # a seat is open: no hand is dealt until it is taken
 AWAITING_DEAL = "awaiting_deal"  # the service deals next
 UPCARD_OFFER = "upcard_offer"
 DRAW = "draw"
 DISCARD = "discard"
 DEFENSE = "defense"
 MATCH_OVER = "match_over"
+#: While a match is being played (a player may resign; a clock may run).
+PLAYING = frozenset({AWAITING_DEAL, UPCARD_OFFER, DRAW, DISCARD, DEFENSE})
+
+#: How a match ended (``match_ended``'s ``reason``): the scores decided it (a total
+#: reached the target, or the single hand was played), a seat resigned, a seat's clock
+#: ran out and the other claimed the match, or it was called off before it began.
+END_REASONS = ("score", "resigned", "timeout", "aborted")
 
 
 class State:
@@ -86,7 +107,11 @@ class State:
         self.scores = (0, 0)
         self.last_hand: dict | None = None
         self.winner: int | None = None
+        self.end_reason: str | None = None
         self.hand_start_version = 0
+        # Under a clock: the time of the last event, and of the one that gave the turn.
+        self.last_at: str | None = None
+        self.turn_since: str | None = None
 
     def copy(self) -> State:
         new = object.__new__(State)
@@ -174,7 +199,14 @@ def _with_seat(pair: tuple, seat: int, value) -> tuple:
 def _on_match_started(s: State, d: dict) -> None:
     s.rules = rules_from_json(d["rules"])
     s.seats = tuple(d["seats"])
-    s.phase = AWAITING_DEAL
+    s.phase = WAITING if any(seat["kind"] == "open" for seat in s.seats) else AWAITING_DEAL
+
+
+def _on_seat_joined(s: State, d: dict) -> None:
+    seat = d["seat"]
+    s.seats = _with_seat(s.seats, seat, {"name": d["name"], "kind": "human"})
+    if not any(x["kind"] == "open" for x in s.seats):
+        s.phase = AWAITING_DEAL
 
 
 def _on_hand_dealt(s: State, d: dict) -> None:
@@ -273,12 +305,15 @@ def _on_hand_ended(s: State, d: dict) -> None:
 
 def _on_match_ended(s: State, d: dict) -> None:
     s.winner = d["winner"]
+    s.scores = tuple(d["scores"])
+    s.end_reason = d["reason"]
     s.turn = None
     s.phase = MATCH_OVER
 
 
 EVOLVERS = {
     "match_started": _on_match_started,
+    "seat_joined": _on_seat_joined,
     "hand_dealt": _on_hand_dealt,
     "upcard_passed": _on_upcard_passed,
     "card_drawn": _on_card_drawn,
@@ -298,10 +333,7 @@ def evolve(state: State, event: Event | Mapping[str, Any]) -> State:
         etype, data = event
     else:
         etype, data = event["type"], event["data"]
-    new = state.copy()
-    new.version = state.version + 1
-    EVOLVERS[etype](new, data)
-    return new
+    return fold([(etype, data)], state)
 
 
 def fold(events: Iterable[Event | Mapping[str, Any]], state: State | None = None) -> State:
@@ -315,9 +347,15 @@ def fold(events: Iterable[Event | Mapping[str, Any]], state: State | None = None
     version = new.version
     for event in events:
         # Events from the engine are (type, data) tuples; stored ones may be dicts.
-        etype, data = event if type(event) is Event else (event["type"], event["data"])
+        etype, data = event if type(event) in (Event, tuple) else (event["type"], event["data"])
         new.version = version = version + 1
+        turn = new.turn
         evolvers[etype](new, data)
+        at = data.get("at")
+        if at is not None:  # a clocked match: the turn's clock starts when it changes hands
+            new.last_at = at
+            if new.turn != turn:
+                new.turn_since = at
     return new
 
 
@@ -378,26 +416,130 @@ def _start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
     if not isinstance(seats, list) or len(seats) != 2 or not all(isinstance(x, Mapping) for x in seats):
         raise CommandError("seats must be a list of two objects", "invalid_seats")
     seats = [_seat(i, spec) for i, spec in enumerate(seats)]
+    if all(seat["kind"] == "open" for seat in seats):
+        raise CommandError("at least one seat must be taken: the player who waits for the other", "invalid_seats")
     return [Event("match_started", {"rules": rules.to_json(), "seats": seats})]
+
+
+def _join(state: State, command: Mapping[str, Any]) -> list[Event]:
+    if state.phase != WAITING:
+        raise IllegalMoveError("seat_taken", "no seat is open: every seat of the match is taken")
+    name = _name(_field(command, "name"), "join")
+    open_seats = [i for i, seat in enumerate(state.seats) if seat["kind"] == "open"]
+    seat = command.get("seat", open_seats[0])
+    if seat not in SEATS or isinstance(seat, bool):
+        raise CommandError(f"seat must be 0 or 1, got {seat!r}", "invalid_seat")
+    if seat not in open_seats:
+        raise IllegalMoveError("seat_taken", f"seat {seat} is taken")
+    return [Event("seat_joined", {"seat": seat, "name": name})]
+
+
+def _match_ends(state: State, reason: str, seat: int, winner: int | None, **extra) -> list[Event]:
+    return [Event("match_ended", {"winner": winner, "scores": list(state.scores), "reason": reason, "seat": seat, **extra})]
+
+
+def _player_seat(state: State, command: Mapping[str, Any]) -> int:
+    seat = _seat_of(command)
+    if state.seats[seat]["kind"] != "human":
+        raise IllegalMoveError("not_a_player", f"seat {seat} is not a person's seat")
+    return seat
+
+
+def _abort(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _player_seat(state, command)
+    if state.phase != WAITING:
+        raise IllegalMoveError("match_begun", "only a match still waiting for players can be called off")
+    return _match_ends(state, "aborted", seat, None)
+
+
+def _resign(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _player_seat(state, command)
+    if state.phase not in PLAYING:
+        raise IllegalMoveError("not_playing", f"there is nothing to resign in phase {state.phase!r}")
+    return _match_ends(state, "resigned", seat, 1 - seat)
+
+
+def deadline(state: State) -> datetime | None:
+    """When the seat to act runs out of time, under a clock (None: no clock running)."""
+    seconds = state.rules.turn_seconds if state.rules is not None else None
+    if seconds is None or state.phase not in PLAYING or state.turn is None or state.turn_since is None:
+        return None
+    return datetime.fromisoformat(state.turn_since) + timedelta(seconds=seconds)
+
+
+def _claim_timeout(state: State, command: Mapping[str, Any]) -> list[Event]:
+    seat = _player_seat(state, command)
+    if state.rules.turn_seconds is None:
+        raise IllegalMoveError("no_clock", "this match is played without a clock")
+    if state.phase not in PLAYING or state.turn != 1 - seat:
+        raise IllegalMoveError("not_their_turn", f"the other seat is not to act {_summary(state)}")
+    if state.seats[1 - seat]["kind"] != "human":
+        raise IllegalMoveError("computer_never_times_out", "the computer never runs out of time")
+    at = _time_field(command)
+    due = deadline(state)
+    if due is None or at < due:
+        raise IllegalMoveError(
+            "not_timed_out", f"seat {1 - seat} has until {due.isoformat() if due else 'no deadline'}; the claim came at {at.isoformat()}"
+        )
+    return _match_ends(state, "timeout", seat, seat)
+
+
+def _time_field(command: Mapping[str, Any]) -> datetime:
+    value = _field(command, "at")
+    try:
+        at = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        at = None
+    if at is None or at.tzinfo is None:
+        raise CommandError(f"at must be an ISO 8601 time with its offset, e.g. 2026-12-01T09:30:00+00:00; got {value!r}", "invalid_time")
+    return at
+
+
+def _stamped(state: State, command: Mapping[str, Any], events: list[Event]) -> list[Event]:
+    """Under a clock, every event records the time of its command (never earlier than
+    the match's last event)."""
+    rules = state.rules
+    if rules is None and events and events[0].type == "match_started":
+        rules = rules_from_json(events[0].data["rules"])
+    if rules is None or rules.turn_seconds is None:
+        return events
+    at = _time_field(command)
+    if state.last_at is not None and at < datetime.fromisoformat(state.last_at):
+        raise IllegalMoveError("time_went_back", f"at {command['at']} is before the match's last event ({state.last_at})")
+    stamp = command["at"]
+    return [Event(e.type, {**e.data, "at": stamp}) for e in events]
 
 
 LEVELS = ("easy", "medium", "hard")
 #: Seeds stay exact as JSON numbers in every language (JavaScript: below 2**53).
 MAX_SEED = 2**53 - 1
 SEAT_FIELDS = {"name", "kind", "level", "seed"}
+#: The longest name of a seat.
+NAME_LENGTH = 40
+
+
+def _name(value: object, what: str) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= NAME_LENGTH:
+        raise CommandError(f"{what}: a name is 1 to {NAME_LENGTH} characters", "invalid_seats")
+    return value
 
 
 def _seat(index: int, spec: Mapping[str, Any]) -> dict:
-    """A seat as recorded: a name, human or computer, and a computer's level and seed."""
+    """A seat as recorded: a name, human or computer, and a computer's level and seed;
+    or open, waiting for a player to join."""
     unknown = sorted(set(spec) - SEAT_FIELDS)
     if unknown:
         raise CommandError(f"seat {index}: unknown field(s) {', '.join(unknown)}", "invalid_seats")
     kind = spec.get("kind", "human")
-    if kind not in ("human", "computer"):
-        raise CommandError(f"seat {index}: kind must be 'human' or 'computer', got {kind!r}", "invalid_seats")
+    if kind not in ("human", "computer", "open"):
+        raise CommandError(f"seat {index}: kind must be 'human', 'computer' or 'open', got {kind!r}", "invalid_seats")
+    if kind == "open":
+        if len(spec) > 1:
+            raise CommandError(f"seat {index}: an open seat has only its kind: the player who joins names it", "invalid_seats")
+        return {"kind": "open"}
     name = spec.get("name")
-    if name is not None and (not isinstance(name, str) or not 1 <= len(name) <= 40):
-        raise CommandError(f"seat {index}: name must be 1 to 40 characters", "invalid_seats")
+    if name is not None:
+        _name(name, f"seat {index}")
     if kind == "human":
         if "level" in spec or "seed" in spec:
             raise CommandError(f"seat {index}: only a computer seat has a level and a seed", "invalid_seats")
@@ -502,10 +644,8 @@ def _after_hand_events(state: State, result: str, winner: int | None, points: in
         )
     ]
     rules = state.rules
-    if rules.single_hand:
-        events.append(Event("match_ended", {"winner": winner, "scores": scores}))
-    elif winner is not None and scores[winner] >= rules.target_score:
-        events.append(Event("match_ended", {"winner": winner, "scores": scores}))
+    if rules.single_hand or (winner is not None and scores[winner] >= rules.target_score):
+        events.append(Event("match_ended", {"winner": winner, "scores": scores, "reason": "score"}))
     return events
 
 
@@ -617,6 +757,10 @@ def _defend(state: State, command: Mapping[str, Any]) -> list[Event]:
 
 DECIDERS = {
     "start_match": _start_match,
+    "join": _join,
+    "abort": _abort,
+    "resign": _resign,
+    "claim_timeout": _claim_timeout,
     "deal": _deal,
     "pass": _pass,
     "draw": _draw,
@@ -626,7 +770,9 @@ DECIDERS = {
     "defend": _defend,
 }
 
-SEAT_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend")
+SEAT_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend", "resign", "claim_timeout", "abort")
+#: The commands that play the cards (the others end the match).
+PLAY_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend")
 
 
 def decide(state: State, command: Mapping[str, Any]) -> list[Event]:
@@ -641,7 +787,9 @@ def decide(state: State, command: Mapping[str, Any]) -> list[Event]:
         )
     if state.phase == MATCH_OVER:
         raise IllegalMoveError("match_over", "the match is over")
-    return decider(state, command)
+    if state.phase == WAITING and ctype in PLAY_COMMANDS:
+        raise IllegalMoveError("waiting_for_players", "the match waits for a player to take the open seat")
+    return _stamped(state, command, decider(state, command))
 
 
 def execute(state: State, command: Mapping[str, Any]) -> tuple[State, list[Event]]:
@@ -653,14 +801,33 @@ def execute(state: State, command: Mapping[str, Any]) -> tuple[State, list[Event
 # --- legal actions ----------------------------------------------------------------
 
 
-def legal_actions(state: State, seat: int) -> list[dict]:
-    """Every command the seat may send now, each complete as it could be posted.
+def legal_actions(state: State, seat: int, now: datetime | None = None) -> list[dict]:
+    """Every command the seat may send now, each complete as it could be posted: its
+    plays when it is its turn, then those that end the match (``resign``, while it is
+    played; ``abort``, while it waits for players; ``claim_timeout``, once the other
+    seat's deadline is past ``now``, when given).
 
     In the defense step only the suggested best defense is listed; any other legal
     arrangement may be sent in the same shape.
     """
-    if state.turn != seat:
-        return []
+    actions = _plays(state, seat) if state.turn == seat else []
+    if state.seats and state.seats[seat]["kind"] == "human":
+        if state.phase == WAITING:
+            actions.append({"type": "abort"})
+        elif state.phase in PLAYING:
+            actions.append({"type": "resign"})
+            due = deadline(state) if now is not None and state.turn == 1 - seat else None
+            if due is not None and now >= due and state.seats[1 - seat]["kind"] == "human":
+                actions.append({"type": "claim_timeout"})
+    return actions
+
+
+def plays(state: State, seat: int) -> list[dict]:
+    """The seat's legal plays of the cards (no resign, abort or timeout claim)."""
+    return _plays(state, seat) if state.turn == seat else []
+
+
+def _plays(state: State, seat: int) -> list[dict]:
     phase = state.phase
     if phase == UPCARD_OFFER:
         return [{"type": "draw", "source": "discard"}, {"type": "pass"}]
@@ -712,4 +879,5 @@ __all__ = [
     "fold",
     "initial_state",
     "legal_actions",
+    "plays",
 ]

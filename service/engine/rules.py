@@ -46,10 +46,21 @@ class Rules:
     #: The defender confirms its melds and layoffs (suggested best, or its own choice);
     #: otherwise the best defense is applied automatically.
     defender_arranges: bool = False
+    #: Seconds a seat has for its turn (None: no clock).  Once they have passed, the
+    #: other seat may claim the match.
+    turn_seconds: int | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self, complete: bool = False) -> dict:
+        """The rules as data.  An optional parameter that is not set (None) is left out,
+        so the rules of a match without it are recorded as before it existed;
+        ``complete`` lists every parameter (as the API shows them)."""
         # Not dataclasses.asdict, which deep-copies every value: every view needs this.
-        return {name: getattr(self, name) for name in _RULE_NAMES}
+        data = {name: getattr(self, name) for name in _RULE_NAMES}
+        if not complete:
+            for name in OPTIONAL:
+                if data[name] is None:
+                    del data[name]
+        return data
 
 
 _RULE_NAMES = tuple(f.name for f in fields(Rules))
@@ -65,7 +76,11 @@ RANGES: dict[str, tuple] = {
     "single_hand": (bool,),
     "knocker_arranges": (bool,),
     "defender_arranges": (bool,),
+    "turn_seconds": (int, 5, 2_592_000),
 }
+
+#: Parameters that may be null (not set), and are then left out of recorded rules.
+OPTIONAL = frozenset({"turn_seconds"})
 
 PRESETS: dict[str, Rules] = {
     # Seeds 000 and 003: play until the stock is empty, 25-point bonuses.
@@ -100,13 +115,16 @@ DEFAULT_PRESET = "classic"
 
 def _check_value(name: str, value: object) -> object:
     spec = RANGES[name]
+    if value is None and name in OPTIONAL:
+        return None
     if spec[0] is bool:
         if not isinstance(value, bool):
             raise RulesError(f"{name} must be true or false, got {value!r}", name)
         return value
     _, low, high = spec
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RulesError(f"{name} must be a whole number from {low} to {high}, got {value!r}", name)
+        nullable = " (or null)" if name in OPTIONAL else ""
+        raise RulesError(f"{name} must be a whole number from {low} to {high}{nullable}, got {value!r}", name)
     return value
 
 
@@ -129,7 +147,7 @@ def resolve_rules(spec: Mapping[str, object] | None = None) -> Rules:
 def rules_from_json(data: Mapping[str, object]) -> Rules:
     """Rules exactly as recorded in an event: every field present and in range."""
     data = dict(data)
-    names = {f.name for f in fields(Rules)}
+    names = {f.name for f in fields(Rules)} - OPTIONAL
     missing = sorted(names - set(data))
     if missing:
         raise RulesError(f"recorded rules lack {', '.join(missing)}", missing[0])

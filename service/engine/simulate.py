@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .cards import DECK
-from .game import AWAITING_DEAL, Event, State, decide, fold, legal_actions
+from .game import AWAITING_DEAL, Event, State, decide, fold, plays
 from .melds import deadwood, discard_deadwoods
 
 
@@ -29,7 +29,7 @@ def deal_command(rng: random.Random) -> dict:
 def random_action(state: State, rng: random.Random) -> dict:
     """A legal command for the seat whose turn it is (with its ``seat``)."""
     seat = state.turn
-    actions = legal_actions(state, seat)
+    actions = plays(state, seat)
     enders = [a for a in actions if a["type"] in ("gin", "knock")]
     if enders:
         gins = [a for a in enders if a["type"] == "gin"]
@@ -64,7 +64,7 @@ def greedy_action(state: State) -> dict:
     it may, take the pile's top card when that lowers its deadwood, throw the card that
     leaves the least deadwood.  Its matches have realistic lengths (benchmarks)."""
     seat = state.turn
-    actions = legal_actions(state, seat)
+    actions = plays(state, seat)
     hand = list(state.hands[seat])
     enders = [a for a in actions if a["type"] in ("gin", "knock")]
     if len(actions) == 1 or enders:

@@ -10,15 +10,17 @@ before the hand is over; ``hand_ended`` then reveals the deck and the salt.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from .cards import CARD_INDEX
-from .game import DEFENSE, DISCARD, State, legal_actions
+from .game import DEFENSE, DISCARD, State, deadline, legal_actions
 from .melds import best_melds, discard_deadwoods
 
 
-def seat_view(state: State, seat: int) -> dict[str, Any]:
-    """The JSON view of ``state`` for ``seat`` (0 or 1)."""
+def seat_view(state: State, seat: int, now: datetime | None = None) -> dict[str, Any]:
+    """The JSON view of ``state`` for ``seat`` (0 or 1).  ``now``, when given, is the
+    time a timeout claim is judged against (see ``legal_actions``)."""
     opponent = 1 - seat
     hand = sorted(state.hands[seat], key=CARD_INDEX.__getitem__)
     arrangement = best_melds(hand)
@@ -30,9 +32,12 @@ def seat_view(state: State, seat: int) -> dict[str, Any]:
         "turn": state.turn,
         "hand_number": state.hand_number,
         "starter": state.starter,
-        "rules": state.rules.to_json() if state.rules else None,
+        "rules": state.rules.to_json(complete=True) if state.rules else None,
         "scores": list(state.scores),
         "winner": state.winner,
+        "end_reason": state.end_reason,
+        # Under a clock: when the seat to act runs out of time (both seats see it).
+        "deadline": due.isoformat() if (due := deadline(state)) is not None else None,
         "hand": hand,
         "melds": [list(m) for m in arrangement.melds],
         "deadwood_cards": list(arrangement.unmelded),
@@ -50,7 +55,7 @@ def seat_view(state: State, seat: int) -> dict[str, Any]:
         "commitment": state.commitment,
         "knock": state.knock if state.phase == DEFENSE else None,
         "last_hand": state.last_hand,
-        "legal_actions": legal_actions(state, seat),
+        "legal_actions": legal_actions(state, seat, now),
     }
 
 

@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from service.engine import State
+from service.engine.game import WAITING
 
 FORMAT = "gin-rummy-match-record"
 FORMAT_VERSION = 1
@@ -50,7 +51,7 @@ def record_seats(state: State) -> list[dict]:
 
 def result_of(state: State) -> dict:
     return {
-        "status": "finished" if state.finished else "active",
+        "status": "finished" if state.finished else "waiting" if state.phase == WAITING else "active",
         "hands": state.hand_number,
         "scores": list(state.scores),
         "winner": state.winner,

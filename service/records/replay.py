@@ -28,11 +28,27 @@ class ReplayError(ValueError):
         self.rule = rule
 
 
+#: The command that ends a match for each reason a seat may end it for.
+ENDING_COMMANDS = {"resigned": "resign", "timeout": "claim_timeout", "aborted": "abort"}
+
+
 def command_for(event: Mapping[str, Any], state: State) -> dict | None:
     """The command that causes ``event`` as the first event of its decision, or None
     for events that only ever follow another (``defended`` when automatic,
-    ``hand_ended``, ``match_ended``)."""
+    ``hand_ended``, ``match_ended`` by the score).  Under a clock the command carries the
+    event's time (``at``), which the engine checks and records again."""
+    command = _command_for(event, state)
+    if command is not None and "at" in event["data"]:
+        command["at"] = event["data"]["at"]
+    return command
+
+
+def _command_for(event: Mapping[str, Any], state: State) -> dict | None:
     etype, data = event["type"], event["data"]
+    if etype == "seat_joined":
+        return {"type": "join", "seat": data.get("seat"), "name": data.get("name")}
+    if etype == "match_ended" and data.get("reason") in ENDING_COMMANDS:
+        return {"type": ENDING_COMMANDS[data["reason"]], "seat": data.get("seat")}
     if etype == "match_started":
         return {"type": "start_match", "rules": data.get("rules"), "seats": data.get("seats")}
     if etype == "hand_dealt":
@@ -124,4 +140,5 @@ RULE_OF_FIELD = {
     ("defended", "melds"): "melds_mismatch",
     ("match_ended", "winner"): "score_mismatch",
     ("match_ended", "scores"): "score_mismatch",
+    ("match_ended", "reason"): "does_not_follow",
 }

@@ -1,8 +1,10 @@
 """The match summary read model: one row per match, for listing and finding matches.
 
 A row holds what follows from the few events that change it: the preset, seats and
-creation time from ``match_started``, the hand number from the latest ``hand_dealt``,
-scores, status and winner from the latest ``hand_ended`` / ``match_ended``.  An append
+creation time from ``match_started`` (status ``waiting`` while a seat is open), each
+``seat_joined`` (the seat's name; ``active`` once no seat is open), the hand number from
+the latest ``hand_dealt``, scores, status, winner and how it ended (``end_reason``) from
+the latest ``hand_ended`` / ``match_ended``.  An append
 whose batch holds such events writes the row in the same statement that stores them
 (``INSERT_SUMMARY`` when the batch starts the match, else ``UPDATE_SUMMARY``); the other
 appends, most of them, leave it alone.  The version and the time of the last change are
@@ -29,10 +31,10 @@ from service.engine import Event
 
 from .events import COLUMNS, stored_events
 
-STATUSES = ("active", "finished")
+STATUSES = ("waiting", "active", "finished")
 
 #: The event types a summary follows.
-SUMMARY_EVENTS = frozenset({"match_started", "hand_dealt", "hand_ended", "match_ended"})
+SUMMARY_EVENTS = frozenset({"match_started", "seat_joined", "hand_dealt", "hand_ended", "match_ended"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,9 @@ class MatchSummary:
     version: int
     created_at: datetime
     updated_at: datetime
+    end_reason: str | None = None
+    #: The match this one is played again as (``rematches``), if any.
+    rematch: UUID | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +65,8 @@ class MatchSummary:
             "version": self.version,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
+            "end_reason": self.end_reason,
+            "rematch": str(self.rematch) if self.rematch else None,
         }
 
 
@@ -69,40 +76,64 @@ def summary_changes(events: Iterable[Event]) -> dict[str, Any]:
         "started": False,
         "preset": None,
         "seats": None,
+        "joined": None,  # {seat index (text): seat} taken in these events, for an update
+        "waiting": None,  # True, False, or None: left as it was
         "hand_number": None,
         "scores": None,
         "finished": False,
         "winner": None,
+        "end_reason": None,
     }
+    seats: list | None = None
+    joined: dict[str, dict] = {}
     for etype, data in events:
         if etype == "match_started":
-            changes.update(started=True, preset=data["rules"]["preset"], seats=Jsonb(data["seats"]))
+            seats = list(data["seats"])
+            changes.update(started=True, preset=data["rules"]["preset"])
+        elif etype == "seat_joined":
+            seat = {"name": data["name"], "kind": "human"}
+            joined[str(data["seat"])] = seat
+            if seats is not None:
+                seats[data["seat"]] = seat
         elif etype == "hand_dealt":
             changes["hand_number"] = data["hand"]
+            changes["waiting"] = False
         elif etype == "hand_ended":
             changes["scores"] = data["scores"]
         elif etype == "match_ended":
-            changes.update(finished=True, winner=data["winner"], scores=data["scores"])
+            changes.update(finished=True, winner=data["winner"], scores=data["scores"], end_reason=data["reason"])
+    if seats is not None:
+        changes["seats"] = Jsonb(seats)
+        changes["waiting"] = any(seat["kind"] == "open" for seat in seats)
+    elif joined:
+        changes["joined"] = Jsonb(joined)
     return changes
 
 
 # Reads the creation time from a relation named ``created`` (one row, or none: then
 # nothing is written).  A stream without ``match_started`` has no summary.
 INSERT_SUMMARY = """
-    INSERT INTO match_summaries (match_id, status, preset, seats, scores, hand_number, winner, created_at)
-    SELECT %(match_id)s, CASE WHEN %(finished)s::boolean THEN 'finished' ELSE 'active' END,
+    INSERT INTO match_summaries (match_id, status, preset, seats, scores, hand_number, winner, end_reason, created_at)
+    SELECT %(match_id)s,
+           CASE WHEN %(finished)s::boolean THEN 'finished' WHEN %(waiting)s::boolean THEN 'waiting' ELSE 'active' END,
            %(preset)s::text, %(seats)s::jsonb, COALESCE(%(scores)s::int[], '{0,0}'),
-           COALESCE(%(hand_number)s::int, 0), %(winner)s::int, created.created_at
+           COALESCE(%(hand_number)s::int, 0), %(winner)s::int, %(end_reason)s::text, created.created_at
     FROM created WHERE %(started)s::boolean
 """
 
 # Changes the row only if the relation named ``appended`` (the stored events) has rows.
 UPDATE_SUMMARY = """
     UPDATE match_summaries s
-    SET status = CASE WHEN %(finished)s::boolean THEN 'finished' ELSE s.status END,
+    SET status = CASE WHEN %(finished)s::boolean THEN 'finished'
+                      WHEN %(waiting)s::boolean IS FALSE THEN 'active' ELSE s.status END,
+        seats = CASE WHEN %(joined)s::jsonb IS NULL THEN s.seats ELSE (
+            SELECT jsonb_agg(COALESCE(%(joined)s::jsonb -> (i - 1)::text, seat) ORDER BY i)
+            FROM jsonb_array_elements(s.seats) WITH ORDINALITY AS x (seat, i)
+        ) END,
         scores = COALESCE(%(scores)s::int[], s.scores),
         hand_number = COALESCE(%(hand_number)s::int, s.hand_number),
-        winner = CASE WHEN %(finished)s::boolean THEN %(winner)s::int ELSE s.winner END
+        winner = CASE WHEN %(finished)s::boolean THEN %(winner)s::int ELSE s.winner END,
+        end_reason = CASE WHEN %(finished)s::boolean THEN %(end_reason)s::text ELSE s.end_reason END
     WHERE s.match_id = %(match_id)s AND EXISTS (SELECT FROM appended)
 """
 
@@ -114,11 +145,12 @@ REBUILD_SUMMARY = f"""
 # The row, with the version and time of the match's last event.
 SELECT_SUMMARIES = """
     SELECT s.match_id, s.status, s.preset, s.seats, s.scores, s.hand_number, s.winner,
-           last.seq, s.created_at, last.recorded_at
+           last.seq, s.created_at, last.recorded_at, s.end_reason, r.rematch_id
     FROM match_summaries s
     CROSS JOIN LATERAL (
         SELECT seq, recorded_at FROM events e WHERE e.match_id = s.match_id ORDER BY seq DESC LIMIT 1
     ) last
+    LEFT JOIN rematches r ON r.match_id = s.match_id
 """
 
 

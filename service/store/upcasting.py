@@ -7,7 +7,8 @@ at a time up to the current version.
 
 Version 2 of ``hand_dealt`` added the deal's ``salt`` and ``commitment`` (version 1 had
 only ``hand``, ``starter`` and ``deck``); version 2 of ``hand_ended`` added the reveal of
-the hand's ``deck`` and ``salt``.  An old deal had no salt, so its salt is ``""`` and its
+the hand's ``deck`` and ``salt``; version 2 of ``match_ended`` added how the match
+ended, its ``reason`` (version 1 matches could only end by the score).  An old deal had no salt, so its salt is ``""`` and its
 commitment is computed from the deck with that salt.
 
 >>> old = {"hand": 1, "starter": 0, "deck": ["AS", "2S"]}
@@ -29,6 +30,7 @@ from .errors import StoreError
 CURRENT_VERSIONS: dict[str, int] = {
     "hand_dealt": 2,
     "hand_ended": 2,
+    "match_ended": 2,
 }
 
 
@@ -80,3 +82,8 @@ def _deal_gets_salt_and_commitment(data: dict, history: History) -> dict:
 def _hand_end_reveals_the_deal(data: dict, history: History) -> dict:
     deal = history.deal(data["hand"])
     return {**data, "deck": deal["deck"], "salt": deal["salt"]}
+
+
+@upcaster("match_ended", 1)
+def _match_end_says_why(data: dict, history: History) -> dict:
+    return {**data, "reason": "score"}

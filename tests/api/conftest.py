@@ -20,6 +20,16 @@ def client(app):
     return app.test_client()
 
 
+#: The actions that end a match instead of playing the cards.
+ENDINGS = ("resign", "claim_timeout", "abort")
+
+
+def plays(view: dict) -> list[dict]:
+    """The view's legal plays of the cards (``legal_actions`` also lists resign, and
+    may list a timeout claim or abort, whoever's turn it is)."""
+    return [a for a in view["legal_actions"] if a["type"] not in ENDINGS]
+
+
 def bearer(token: str) -> dict:
     return {"Authorization": f"Bearer {token}"}
 

@@ -14,7 +14,7 @@ import pytest
 
 from service.api import create_app
 
-from .conftest import OPERATOR, bearer
+from .conftest import OPERATOR, bearer, plays
 from .test_matches import greedy_action
 
 TRACE_MARKS = ("Traceback", 'File "')
@@ -78,7 +78,7 @@ def provoke_errors(client, match_id: str, token: str, view: dict) -> None:
     url = f"/matches/{match_id}"
     own = view["hand"][0]
     auth = bearer(token)
-    if view["legal_actions"]:
+    if plays(view):
         public = [c for c in view["discard_pile"] if c not in view["hand"]]
         if public:  # not held (or not now): refused with the caller's own hand in the detail
             client.post(f"{url}/actions", json={"type": "discard", "card": public[0]}, headers=auth)
@@ -124,7 +124,7 @@ def test_a_played_match_leaves_no_secret_in_logs_or_error_bodies(hygiene):
                 named = set(CARD_CODE.findall(body.replace(CARD_EXAMPLE, "")))
                 assert not other & named, f"seat {asker} was shown a card of the other seat: {body}"
             checked += 1
-        mover = next(seat for seat, view in enumerate(views) if view["legal_actions"])
+        mover = next(seat for seat, view in enumerate(views) if plays(view))
         view = views[mover]
         r = client.post(
             f"/matches/{match_id}/actions", json=greedy_action(view), headers={**bearer(tokens[mover]), "If-Match": f'"{view["version"]}"'}

@@ -2,7 +2,8 @@
 
 import pytest
 
-from service.engine import CommandError, IllegalMoveError, legal_actions
+from service.engine import CommandError, IllegalMoveError
+from service.engine.game import plays
 
 from .scenarios import Table
 
@@ -33,7 +34,7 @@ def illegal(rule, fn, *args, **kwargs):
 def test_upcard_offer_starter_then_other_may_take_or_pass(preset):
     t = fresh(preset)
     assert t.state.phase == "upcard_offer" and t.state.turn == 0
-    assert legal_actions(t.state, 0) == [{"type": "draw", "source": "discard"}, {"type": "pass"}]
+    assert plays(t.state, 0) == [{"type": "draw", "source": "discard"}, {"type": "pass"}]
     illegal("upcard_offer", t.seat, 0, "draw", source="stock")
     t.seat(0, "pass")
     assert t.state.turn == 1 and t.state.phase == "upcard_offer"
@@ -49,7 +50,7 @@ def test_if_both_pass_the_starter_must_draw_from_the_stock(preset):
     t.seat(0, "pass")
     t.seat(1, "pass")
     assert t.state.turn == 0 and t.state.phase == "draw"
-    assert legal_actions(t.state, 0) == [{"type": "draw", "source": "stock"}]
+    assert plays(t.state, 0) == [{"type": "draw", "source": "stock"}]
     illegal("stock_only", t.seat, 0, "draw", source="discard")
     t.seat(0, "draw", source="stock")
     assert len(t.state.hands[0]) == 11
@@ -59,7 +60,7 @@ def test_if_both_pass_the_starter_must_draw_from_the_stock(preset):
 def test_without_the_offer_the_first_player_draws_stock_or_upcard(preset):
     t = fresh(preset)
     assert t.state.phase == "draw" and t.state.turn == 0
-    assert legal_actions(t.state, 0) == [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}]
+    assert plays(t.state, 0) == [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}]
     illegal("wrong_phase", t.seat, 0, "pass")
     t.seat(0, "draw", source="discard")
     assert "QC" in t.state.hands[0]
@@ -112,7 +113,7 @@ def test_a_knock_on_the_last_discard_beats_the_dead_hand():
 def test_a_card_taken_from_the_discard_pile_cannot_go_back_the_same_turn():
     t = fresh("classic")
     t.seat(0, "draw", source="discard")
-    assert {"type": "discard", "card": "QC"} not in legal_actions(t.state, 0)
+    assert {"type": "discard", "card": "QC"} not in plays(t.state, 0)
     illegal("no_return", t.seat, 0, "discard", card="QC")
     illegal("no_return", t.seat, 0, "knock", card="QC")
 
@@ -140,7 +141,7 @@ def test_knocking_over_the_limit_is_refused_with_the_deadwood_named():
     t.seat(0, "draw", source="stock")
     err = illegal("knock_limit", t.seat, 0, "knock", card="2C")
     assert "10 or less" in str(err)
-    actions = legal_actions(t.state, 0)
+    actions = plays(t.state, 0)
     assert {"type": "knock", "card": "8S"} in actions and {"type": "knock", "card": "3H"} in actions
 
 
@@ -230,7 +231,7 @@ def test_classic_rules_lay_out_the_best_melds_automatically():
 def test_the_defender_may_choose_its_own_defense_under_bonus_20_10():
     t = knock_ready("bonus-20-10")
     t.seat(0, "knock", card="QD")
-    (suggested,) = legal_actions(t.state, 1)
+    (suggested,) = plays(t.state, 1)
     assert suggested["type"] == "defend"
     assert {"card": "QH", "meld": 2} in suggested["layoffs"] and {"card": "6C", "meld": 1} not in suggested["layoffs"]
     # The defender declines to lay off QH: legal, just worse.

@@ -51,7 +51,7 @@ from schemathesis.specs.openapi.checks import (
 from service.api import create_app
 from service.records.format import digest_of
 
-from tests.api.conftest import bearer
+from tests.api.conftest import bearer, plays
 from tests.api.test_matches import greedy_action
 
 from .conftest import FUZZED, STATUSES
@@ -112,7 +112,7 @@ def _play_to_the_end(client, match: dict) -> None:
             view = client.get(f"/matches/{match['id']}", headers=bearer(token)).json
             if view["status"] == "finished":
                 return
-            if view["legal_actions"]:
+            if plays(view):
                 r = client.post(f"/matches/{match['id']}/actions", json=greedy_action(view), headers=bearer(token))
                 assert r.status_code == 200, r.json
     raise AssertionError("the match did not end")
@@ -198,11 +198,11 @@ def _steer_action(case, world: World, match: dict, choose: Chooser) -> None:
         return
     for token in sorted(match["tokens"].values(), key=lambda _: choose.pick(range(100))):
         view = world.view(match, token)
-        if view and view["legal_actions"]:
+        if view and plays(view):
             break
     else:
         return  # the match is over
-    case.body = copy.deepcopy(choose.pick(view["legal_actions"]))
+    case.body = copy.deepcopy(choose.pick(plays(view)))
     case.media_type = "application/json"
     headers = dict(case.headers or {})
     headers["Authorization"] = f"Bearer {token}"

@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 
+from tests.api.conftest import plays
 from tests.scale.cluster import LOOPBACK
 
 
@@ -118,7 +119,7 @@ def play(port: int, match_id: str, tokens: dict[int, str], actions: int) -> int:
     while done < actions:
         status, view = call(port, "GET", f"/matches/{match_id}", headers=bearer(tokens[seat]))
         assert status == 200, view
-        if not view["legal_actions"]:
+        if not plays(view):
             seat = 1 - seat
             continue
         action = steady(view)
@@ -132,7 +133,7 @@ def play(port: int, match_id: str, tokens: dict[int, str], actions: int) -> int:
 
 def steady(view: dict) -> dict:
     """Draw from the stock, discard the card leaving the least deadwood; never end the hand."""
-    actions = view["legal_actions"]
+    actions = plays(view)
     discards = [a for a in actions if a["type"] == "discard"]
     if discards:
         return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from service.api import create_app
-from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer
+from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer, plays
 
 
 def sse_ids(chunks) -> tuple[list[int], list[str]]:
@@ -55,10 +55,10 @@ def test_a_follower_too_far_behind_is_disconnected_and_resumes_without_a_gap(app
     seat, version = 0, created["version"]
     for _ in range(20):  # 20 actions, far more than the 8 events kept
         view = players[seat].view()
-        if not view["legal_actions"]:
+        if not plays(view):
             seat = 1 - seat
             view = players[seat].view()
-        action = next((a for a in view["legal_actions"] if a["type"] == "discard"), view["legal_actions"][0])
+        action = next((a for a in plays(view) if a["type"] == "discard"), plays(view)[0])
         answer = players[seat].act(action).json
         version = answer["view"]["version"]
     for _ in range(500):

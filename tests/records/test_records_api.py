@@ -4,7 +4,7 @@ import pytest
 
 from service.api import create_app
 from service.engine import PRESETS
-from tests.api.conftest import OPERATOR, Player, bearer
+from tests.api.conftest import OPERATOR, Player, bearer, plays
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory, in_hand
 
 
@@ -80,7 +80,7 @@ def test_an_unfinished_match_is_exported_to_the_operator_only_and_continues_afte
     player = Player(other_client, imported["id"], seat["token"])
     view = player.view()
     assert view["version"] == len(record["events"])
-    r = player.act(view["legal_actions"][0])
+    r = player.act(plays(view)[0])
     assert r.status_code == 200, r.json
 
 

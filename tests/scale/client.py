@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.api.conftest import plays
+
 LOOPBACK = "127.0.0.1"
 PROBLEM_JSON = "application/problem+json"
 
@@ -189,7 +191,7 @@ RETRYABLE = {502, 503, 504}
 
 def choose(view: dict, rng: random.Random) -> dict:
     """Mostly greedy (hands end soon), sometimes random."""
-    actions = view["legal_actions"]
+    actions = plays(view)
     enders = [a for a in actions if a["type"] in ("gin", "knock")]
     if enders and rng.random() < 0.9:
         return rng.choice(enders)
@@ -397,7 +399,7 @@ class Player:
             if stop is not None and stop.is_set():
                 return
             seat = view["turn"]
-            if view["seat"] != seat or not view["legal_actions"]:
+            if view["seat"] != seat or not plays(view):
                 view = self.get(f"/matches/{match.id}", token_of[seat])
                 continue
             action = choose(view, self.rng)

@@ -23,7 +23,7 @@ import pytest
 from service.store import find_idempotency_record
 
 from .checks import check_all
-from .client import Player, bearer, call
+from .client import Player, bearer, call, plays
 from .cluster import gin_rummy
 from .report import note
 
@@ -174,7 +174,7 @@ def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledge
         #    instance) get its answer.
         match = player.create(9001)
         seat, view = turn(player, match)
-        action, version, key = view["legal_actions"][0], view["version"], f"timeout-{uuid.uuid4()}"
+        action, version, key = plays(view)[0], view["version"], f"timeout-{uuid.uuid4()}"
         blocker = Blocker(url)
         first = attempt(match, seat, action, version, key, nginx, timeout=0.5)
         assert first.status is None and "timed out" in first.error, first.describe()
@@ -195,7 +195,7 @@ def test_an_action_retried_after_a_client_timeout_is_applied_once(cluster, ledge
         #    stores the action; the other fails on the version or the key and stores
         #    nothing.  So the retry answers 200, with the first one's answer or its own.
         seat, view = turn(player, match)
-        action, version, key = view["legal_actions"][0], view["version"], f"timeout-{uuid.uuid4()}"
+        action, version, key = plays(view)[0], view["version"], f"timeout-{uuid.uuid4()}"
         blocker = Blocker(url)
         first = attempt(match, seat, action, version, key, nginx, timeout=0.5)
         assert first.status is None, first.describe()
@@ -244,7 +244,7 @@ def test_postgres_stopped_and_restarted_under_load(cluster, ledger, routes):
     probe = Player(ledger, routes, random.Random(SEED + 3))
     match = probe.create(9200)
     seat, view = turn(probe, match)
-    action, version, key = view["legal_actions"][0], view["version"], f"pg-{uuid.uuid4()}"
+    action, version, key = plays(view)[0], view["version"], f"pg-{uuid.uuid4()}"
     headers = {**bearer(match.tokens[seat]), "If-Match": f'"{version}"', "Idempotency-Key": key}
     path = f"/matches/{match.id}/actions"
 
@@ -367,7 +367,7 @@ def test_an_instance_killed_mid_request(cluster, ledger, routes):
     probe = Player(ledger, routes, random.Random(SEED + 6))
     match = probe.create(9400)
     seat, view = turn(probe, match)
-    action, version, key = view["legal_actions"][0], view["version"], f"kill-{uuid.uuid4()}"
+    action, version, key = plays(view)[0], view["version"], f"kill-{uuid.uuid4()}"
     headers = {**bearer(match.tokens[seat]), "If-Match": f'"{version}"', "Idempotency-Key": key}
     before = dict(ledger.counts)
 

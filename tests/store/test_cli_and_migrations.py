@@ -14,7 +14,10 @@ from service.store import EventStore, connect
 from service.store.migrate import alembic_config, downgrade, upgrade
 from tests.factories import MatchFactory, in_hand
 
-TABLES = {"events", "snapshots", "match_summaries", "seat_tokens", "idempotency_keys"}
+TABLES = {
+    "events", "snapshots", "match_summaries", "seat_tokens", "idempotency_keys", "match_invites", "rematches",
+    "live_followers",
+}
 
 
 def tables(url: str) -> set[str]:
