@@ -190,7 +190,8 @@ def import_(args: argparse.Namespace) -> int:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from service.records.hands import hand_detail, hand_text, split_hands
+    from service.engine import fold
+    from service.records.hands import hand_detail, hand_text, match_text, split_hands
     from service.records.records import stored_event_json
 
     store = _store()
@@ -198,7 +199,10 @@ def replay(args: argparse.Namespace) -> int:
     if not events:
         print(f"gin-rummy: no match {args.match}", file=sys.stderr)
         return 1
-    names = [seat["name"] for seat in events[0]["data"]["seats"]]
+    names = [seat.get("name") or f"Seat {i + 1}" for i, seat in enumerate(fold(events).seats)]
+    if args.hand is None:
+        for line in match_text(events, names):
+            print(line)
     hands = split_hands(events)
     chosen = range(1, len(hands) + 1) if args.hand is None else [args.hand]
     for number in chosen:

@@ -9,6 +9,8 @@ Configuration (keys of ``config``, or environment variables where named):
 - ``STORE``: an ``EventStore`` to use instead of connecting (tests).
 - ``CLOCK``: a function giving the time now (an aware ``datetime``) instead of the
   system's (tests: deadlines without waiting).
+- ``PRESENCE_CACHE_SECONDS`` (2): how long a process keeps its answer to which seats
+  of a match follow it live (``opponent.connected``).
 - Live streams (``service.live``): ``STREAMS_PER_TOKEN`` (env
   ``GIN_RUMMY_STREAMS_PER_TOKEN``, default 4), ``STREAMS_PER_ADDRESS``
   (``GIN_RUMMY_STREAMS_PER_ADDRESS``, 100) and ``STREAMS_PER_PROCESS``
@@ -136,7 +138,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     probe = Probe(store.pool.conninfo) if store.pool else None
     clock = app.config.get("CLOCK")  # tests: a clock of their own (a function giving an aware datetime)
     matches = MatchService(store, hooks=metrics.HOOKS, **({"clock": clock} if clock else {}))
-    app.extensions["gin_rummy"] = Services(store, matches, hub, probe, Presence(), owned)
+    presence = Presence(cache_seconds=float(app.config.get("PRESENCE_CACHE_SECONDS", 2.0)))
+    app.extensions["gin_rummy"] = Services(store, matches, hub, probe, presence, owned)
     app.extensions["gin_rummy_known_tokens"] = KnownTokens()
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])

@@ -8,7 +8,7 @@ import uuid
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from service.engine import fold
-from service.matches import seat_token
+from service.matches import public_seats, seat_token, status_of
 from service.records.hands import audit, hand_detail, hand_is_over, hand_summary, split_hands
 from service.records.records import RecordError, export_all, export_match, import_record, schema_text, stored_event_json
 from service.store import MatchNotFound
@@ -139,11 +139,11 @@ def import_one():
         "id": str(imported.match_id),
         "created": imported.created,
         "version": state.version,
-        "status": "finished" if state.finished else "active",
-        "seats": [
-            {"seat": i, "name": seat["name"], "kind": seat["kind"], "level": seat.get("level"), "token": imported.tokens.get(i)}
-            for i, seat in enumerate(state.seats)
-        ],
+        "status": status_of(state),
+        "seats": [dict(seat, token=imported.tokens.get(seat["seat"])) for seat in public_seats(state)],
+        "invite": None if imported.invite is None else {
+            "code": imported.invite, "url": f"{request.host_url}#/join/{imported.match_id}/{imported.invite}"
+        },
     }
     return with_etag(s.shared(s.ImportResultSchema).dump(body), state.version, 201 if imported.created else 200)
 

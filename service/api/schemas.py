@@ -506,8 +506,12 @@ class ImportResultSchema(Schema):
     id = fields.String(required=True)
     created = fields.Boolean(required=True, metadata={"description": "False when the same record was imported before."})
     version = fields.Integer(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished"]))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+    invite = fields.Nested(
+        "InviteSchema", allow_none=True, required=True,
+        metadata={"description": "When the match waits for a player: a new invite for the open seat (a record holds none)."},
+    )
 
 
 class FullStateSchema(Schema):
@@ -538,6 +542,16 @@ class HandSummarySchema(Schema):
     winner = fields.Integer(allow_none=True, required=True)
     points = fields.Integer(allow_none=True, required=True)
     scores = fields.List(fields.Integer(), allow_none=True, required=True)
+    match_end = fields.Nested(
+        "MatchEndSchema", allow_none=True, required=True,
+        metadata={"description": "The match ended during this hand (a resignation or a timeout claim); else null."},
+    )
+
+
+class MatchEndSchema(Schema):
+    reason = fields.String(required=True, validate=validate.OneOf(END_REASONS))
+    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "Who resigned or claimed the timeout."})
+    winner = fields.Integer(allow_none=True, required=True)
 
 
 class HandListSchema(Schema):

@@ -37,7 +37,7 @@ def seat_view(state: State, seat: int, now: datetime | None = None) -> dict[str,
         "winner": state.winner,
         "end_reason": state.end_reason,
         # Under a clock: when the seat to act runs out of time (both seats see it).
-        "deadline": due.isoformat() if (due := deadline(state)) is not None else None,
+        "deadline": due.isoformat(timespec="milliseconds") if (due := deadline(state)) is not None else None,
         "hand": hand,
         "melds": [list(m) for m in arrangement.melds],
         "deadwood_cards": list(arrangement.unmelded),

@@ -11,18 +11,27 @@ from .replay import ReplayError, replay
 
 
 def split_hands(events: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
-    """The events of each hand, from its ``hand_dealt`` to its ``hand_ended`` (or the end)."""
+    """The events of each hand, from its ``hand_dealt`` to its ``hand_ended`` (or the end);
+    a match that ends during a hand (a resignation, a timeout) ends it there."""
     hands: list[list[Mapping[str, Any]]] = []
     for event in events:
         if event["type"] == "hand_dealt":
             hands.append([event])
-        elif hands and event["type"] != "match_ended":
+        elif hands and (event["type"] != "match_ended" or not hand_is_over(hands[-1])):
             hands[-1].append(event)
     return hands
 
 
 def hand_is_over(hand_events: Sequence[Mapping[str, Any]]) -> bool:
-    return any(e["type"] == "hand_ended" for e in hand_events)
+    return any(e["type"] in ("hand_ended", "match_ended") for e in hand_events)
+
+
+def match_end_during(hand_events: Sequence[Mapping[str, Any]]) -> dict | None:
+    """How the match ended during this hand (``reason``, ``seat``, ``winner``), if it did."""
+    for e in hand_events:
+        if e["type"] == "match_ended":
+            return {"reason": e["data"]["reason"], "seat": e["data"].get("seat"), "winner": e["data"]["winner"]}
+    return None
 
 
 def hand_summary(hand_events: Sequence[Mapping[str, Any]]) -> dict:
@@ -38,7 +47,10 @@ def hand_summary(hand_events: Sequence[Mapping[str, Any]]) -> dict:
         "winner": None,
         "points": None,
         "scores": None,
+        "match_end": match_end_during(hand_events),
     }
+    if summary["match_end"] is not None:
+        summary["status"] = "over"
     if ended:
         data = ended["data"]
         summary.update(result=data["result"], winner=data["winner"], points=data["points"], scores=data["scores"])
@@ -151,15 +163,42 @@ def hand_text(detail: Mapping[str, Any], seat_names: Sequence[str]) -> str:
         lines.append(f"  {seat_names[d['seat']]} melds " + ("  ".join(cards_text(m) for m in d["melds"]) or "nothing")
                      + f"; lays off {layoffs}; deadwood {cards_text(d['deadwood_cards'])} = {d['deadwood']}")
     end = detail["end"]
+    stopped = detail.get("match_end")
     if end:
         if end["winner"] is None:
             lines.append("  Dead hand: nobody scores.")
         else:
             lines.append(f"  {end['result'].capitalize()}: {seat_names[end['winner']]} scores {end['points']}. "
                          f"Totals {end['scores'][0]}–{end['scores'][1]}.")
+    elif stopped:
+        lines.append("  " + ending_text(stopped, seat_names))
     else:
         lines.append("  (the hand is still being played)")
     return "\n".join(lines)
+
+
+def ending_text(end: Mapping[str, Any], seat_names: Sequence[str]) -> str:
+    """How a match ended other than by the score, as a sentence."""
+    seat = end.get("seat")
+    who = seat_names[seat] if seat is not None else "?"
+    if end["reason"] == "resigned":
+        return f"{who} resigns: {seat_names[end['winner']]} wins the match."
+    if end["reason"] == "timeout":
+        return f"{seat_names[1 - seat]}'s time ran out: {who} claims the match."
+    if end["reason"] == "aborted":
+        return f"{who} called the match off before anyone joined."
+    return "The match is over."
+
+
+def match_text(events: Sequence[Mapping[str, Any]], seat_names: Sequence[str]) -> list[str]:
+    """What happened outside the hands: who joined, and a match called off."""
+    lines = []
+    for e in events:
+        if e["type"] == "seat_joined":
+            lines.append(f"{e['data']['name']} joins, in seat {e['data']['seat'] + 1}.")
+        elif e["type"] == "match_ended" and e["data"]["reason"] == "aborted":
+            lines.append(ending_text(e["data"], seat_names))
+    return lines
 
 
 def _order(card: str) -> tuple[int, int]:

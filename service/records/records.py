@@ -9,7 +9,9 @@ transaction: the events with their original times and the seat tokens.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -21,8 +23,9 @@ from typing import Any
 import jsonschema
 
 from service.engine import State, fold
+from service.engine.game import WAITING
 from service.serving import off_loop
-from service.store import ConcurrencyError, EventStore, MatchNotFound
+from service.store import ConcurrencyError, EventStore, MatchNotFound, online
 from service.store.seat_tokens import hash_token, save_seat_tokens
 from service.store.upcasting import current_version, upcast
 
@@ -207,6 +210,8 @@ class Imported:
     state: State
     created: bool
     tokens: dict[int, str]
+    #: A fresh invite code when the match waits for a player (the record holds none).
+    invite: str | None = None
 
 
 def import_record(store: EventStore, record: Any, make_token) -> Imported:
@@ -223,18 +228,21 @@ def import_record(store: EventStore, record: Any, make_token) -> Imported:
             return Imported(match_id, state, False, {})
         raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
     tokens = {i: make_token(match_id) for i, seat in enumerate(state.seats) if seat.get("kind") == "human"}
+    invite = secrets.token_urlsafe(24) if state.phase == WAITING else None
     recorded_at = [datetime.fromisoformat(e["recorded_at"]) for e in events]
     try:
         with store.transaction() as conn:
             store.append(match_id, 0, events, actor="import", recorded_at=recorded_at, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+            if invite is not None:
+                online.save_invite(conn, match_id, hashlib.sha256(invite.encode()).hexdigest(), False)
     except ConcurrencyError:
         # Imported by a concurrent request a moment ago: the same record, or another.
         existing = export_match(store, match_id)[0]
         if existing["digest"] == record["digest"]:
             return Imported(match_id, state, False, {})
         raise RecordError("match_exists", f"a different match with id {match_id} already exists here") from None
-    return Imported(match_id, state, True, tokens)
+    return Imported(match_id, state, True, tokens, invite)
 
 
 def schema_text() -> str:

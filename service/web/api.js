@@ -22,6 +22,19 @@ export function uniqueKey() {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+// The service's clock, estimated from the Date header of its answers: a deadline is a
+// time on the service's clock, and a device's own clock may be minutes off.  The header
+// has whole seconds, so an estimate within 2 s of this device's clock counts as none.
+let clockOffset = 0;
+export const serverNow = () => Date.now() + clockOffset;
+
+function noteServerTime(response) {
+  const date = Date.parse(response.headers.get("Date") || "");
+  if (Number.isNaN(date)) return;
+  const offset = date + 500 - Date.now();
+  clockOffset = Math.abs(offset) > 2000 ? offset : 0;
+}
+
 async function request(method, path, { token, body, headers = {}, raw = false, text = false } = {}) {
   const init = { method, headers: { Accept: "application/json", ...headers } };
   if (token) init.headers.Authorization = `Bearer ${token}`;
@@ -30,6 +43,7 @@ async function request(method, path, { token, body, headers = {}, raw = false, t
     init.body = typeof body === "string" ? body : JSON.stringify(body);
   }
   const response = await fetch(path, init);
+  noteServerTime(response);
   if (response.status === 304) return { status: 304, body: null, response };
   const type = response.headers.get("Content-Type") || "";
   if (text && response.ok) return response.text();
@@ -53,6 +67,12 @@ export const api = {
   // number holds 53 bits) and the digest would no longer match on import.
   exportRecord: (id, token) => request("GET", `/matches/${id}/export`, { token, text: true }),
   importRecord: (text) => request("POST", "/matches/import", { body: text, raw: true }),
+
+  // Online play: take the open seat (the code is not needed for a public match), the
+  // public matches waiting, and the same match again once it is over.
+  join: (id, code, name) => request("POST", `/matches/${id}/join`, { body: code ? { code, name } : { name } }),
+  lobby: (cursor, limit = 20) => request("GET", `/lobby?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
+  rematch: (id, token) => request("POST", `/matches/${id}/rematch`, { token, raw: true }),
 
   // One action: If-Match makes it apply only to the state the player saw; the
   // Idempotency-Key makes a retry after a network failure safe (same key, same answer).

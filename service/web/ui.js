@@ -42,6 +42,7 @@ export function problemText(err) {
 
 export function seatLabel(seat) {
   if (!seat) return "";
+  if (seat.kind === "open") return "(open seat)";
   return seat.kind === "computer" ? `${seat.name} (${seat.level})` : seat.name;
 }
 
@@ -63,3 +64,44 @@ export function matchLength(rules) {
 const BASE = { goes: "go", passes: "pass", has: "have", lays: "lay" };
 export const verbFor = (name, verb) => (name === "You" ? BASE[verb] || verb.replace(/s$/, "") : verb);
 export const says = (name, verb) => `${name} ${verbFor(name, verb)}`;
+
+// --- online play: clocks, times, how a match ended ----------------------------------
+
+// A rule's clock: turn_seconds null, 30, 259200 ... as people say it.
+export function clockText(seconds) {
+  if (seconds === null || seconds === undefined) return "no clock";
+  const plural = (n, unit) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (seconds % 86400 === 0) return `${plural(seconds / 86400, "day")} per turn`;
+  if (seconds % 3600 === 0) return `${plural(seconds / 3600, "hour")} per turn`;
+  if (seconds >= 120 && seconds % 60 === 0) return `${plural(seconds / 60, "minute")} per turn`;
+  return `${seconds} seconds per turn`;
+}
+
+// The time left on a clock: 0:27, 5 h 12 min, 2 days 23 h.
+export function remainingText(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s < 3600) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  const days = Math.floor(s / 86400);
+  return `${days} day${days === 1 ? "" : "s"} ${Math.floor((s % 86400) / 3600)} h`;
+}
+
+// How long ago an ISO 8601 time was, from `now` (ms).
+export function agoText(iso, now = Date.now()) {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 45) return "just now";
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString();
+}
+
+// How a finished match ended, in a sentence (names: the seats' names).
+export function endText(reason, winner, names) {
+  if (reason === "aborted") return "The match was called off before anyone joined.";
+  if (winner === null || winner === undefined) return "The match is over: nobody won.";
+  const w = names[winner];
+  const l = names[1 - winner];
+  if (reason === "resigned") return `${l} resigned: ${says(w, "wins")} the match.`;
+  if (reason === "timeout") return `${l} ran out of time: ${says(w, "wins")} the match.`;
+  return `${says(w, "wins")} the match.`;
+}

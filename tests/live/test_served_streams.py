@@ -8,7 +8,7 @@ import time
 
 from tests.scale.cluster import OPERATOR_TOKEN
 
-from .sse import Stream, bearer, call, new_match, play
+from .sse import Stream, call, new_match, play
 
 UNLIMITED = {"GIN_RUMMY_RATE_LIMIT_PER_TOKEN": "off", "GIN_RUMMY_RATE_LIMIT_PER_ADDRESS": "off"}
 

@@ -1,0 +1,373 @@
+"""Online play through the API: open seats and invites, joining (and racing to join),
+the lobby, resigning, clocks and timeout claims, calling a match off, rematches, and
+who is connected."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from service.api import create_app
+
+from .conftest import OPERATOR, UNLIMITED, Player, bearer, plays
+from .test_matches import greedy_action
+
+START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)
+
+
+class Clock:
+    """The service's clock in these tests: moved by hand, never by waiting."""
+
+    def __init__(self, now: datetime = START):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def app(store, clock):
+    app = create_app(
+        {"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "CLOCK": clock, "PRESENCE_CACHE_SECONDS": 0, **UNLIMITED}
+    )
+    yield app
+    app.extensions["gin_rummy"].hub.shutdown()
+
+
+def invite(client, *, public=False, rules=None, single_hand=True, name="Ann"):
+    """A match with Ann on seat 0 and an open seat: (created body, Ann)."""
+    body = {"seats": [{"name": name}, {"kind": "open"}], "single_hand": single_hand, "public": public}
+    if rules:
+        body["rules"] = rules
+    r = client.post("/matches", json=body)
+    assert r.status_code == 201, r.json
+    created = r.json
+    return created, Player(client, created["id"], created["seats"][0]["token"])
+
+
+def join(client, created, name="Bob", code=None):
+    return client.post(f"/matches/{created['id']}/join", json={"code": code or created["invite"]["code"], "name": name})
+
+
+def joined(client, created, name="Bob"):
+    r = join(client, created, name)
+    assert r.status_code == 201, r.json
+    return Player(client, created["id"], r.json["token"]), r.json
+
+
+def play_one_turn(players: dict) -> None:
+    """The seat to play plays once (its plays of the cards, greedily)."""
+    for player in players.values():
+        view = player.view()
+        if plays(view):
+            assert player.act(greedy_action(view)).status_code == 200
+            return
+    raise AssertionError("nobody could play")
+
+
+# --- invites and joining ------------------------------------------------------------------
+
+
+def test_a_match_with_an_open_seat_waits_and_answers_an_invite(client):
+    created, ann = invite(client)
+    code = created["invite"]["code"]
+    assert len(code) >= 22 and created["invite"]["url"].endswith(f"#/join/{created['id']}/{code}")
+    assert created["seats"][1] == {"seat": 1, "name": None, "kind": "open", "level": None, "token": None}
+    view = ann.view()
+    assert (view["phase"], view["status"], view["hand"], view["hand_number"]) == ("waiting_for_players", "waiting", [], 0)
+    assert view["legal_actions"] == [{"type": "abort"}]
+    assert ann.act({"type": "draw", "source": "stock"}).json["rule"] == "waiting_for_players"
+
+
+def test_invite_then_join_then_a_complete_match_then_a_rematch_from_both_sides(client):
+    created, ann = invite(client, single_hand=False, rules={"target_score": 25})
+    bob, answer = joined(client, created)
+    assert answer["seat"] == 1 and answer["view"]["seat"] == 1 and answer["view"]["phase"] in ("draw", "upcard_offer")
+    events = client.get(f"/matches/{created['id']}/events", headers=ann.headers).json["events"]
+    joins = [e for e in events if e["type"] == "seat_joined"]
+    assert [e["data"] for e in joins] == [{"seat": 1, "name": "Bob"}] and events[2]["type"] == "hand_dealt"
+    assert ann.view()["seats"][1] == {"seat": 1, "name": "Bob", "kind": "human", "level": None}
+
+    players = {0: ann, 1: bob}
+    for _ in range(3000):
+        view = ann.view()
+        if view["status"] == "finished":
+            break
+        play_one_turn(players)
+    assert view["status"] == "finished" and view["end_reason"] == "score" and max(view["scores"]) >= 25
+    assert view["rematch"] is None and "resign" not in [a["type"] for a in view["legal_actions"]]
+
+    first = client.post(f"/matches/{created['id']}/rematch", headers=bob.headers)
+    assert first.status_code == 201, first.json
+    rematch = first.json
+    # The seats swapped: Bob (seat 1) is seat 0 of the rematch, and seat 0 starts.
+    assert rematch["seat"] == 0 and rematch["token"] and rematch["view"]["seats"][0]["name"] == "Bob"
+    assert rematch["view"]["rules"]["target_score"] == 25 and rematch["view"]["starter"] == 0
+    assert ann.view()["rematch"] == rematch["id"]
+    second = client.post(f"/matches/{created['id']}/rematch", headers=ann.headers)
+    assert second.status_code == 200 and second.json["id"] == rematch["id"] and second.json["seat"] == 1
+    assert second.json["token"] and second.json["token"] != rematch["token"]
+    again = client.post(f"/matches/{created['id']}/rematch", headers=ann.headers)
+    assert again.status_code == 200 and again.json["id"] == rematch["id"] and again.json["token"] is None
+    ann2, bob2 = Player(client, rematch["id"], second.json["token"]), Player(client, rematch["id"], rematch["token"])
+    assert ann2.view()["seat"] == 1 and bob2.view()["seat"] == 0
+    assert ann.view()["rematch"] == rematch["id"] and ann.view()["seats"][0]["name"] == "Ann"
+
+
+def test_a_rematch_needs_a_finished_match(client):
+    created, ann = invite(client)
+    r = client.post(f"/matches/{created['id']}/rematch", headers=ann.headers)
+    assert (r.status_code, r.json["code"]) == (409, "no_rematch")
+    assert client.post(f"/matches/{created['id']}/rematch", headers=bearer(OPERATOR)).status_code == 403
+
+
+def test_a_wrong_or_missing_invite_code_is_refused_and_writes_nothing(client):
+    created, ann = invite(client)
+    version = ann.view()["version"]
+    wrong = join(client, created, code="not-the-code")
+    assert (wrong.status_code, wrong.json["code"]) == (403, "invalid_invite")
+    missing = client.post(f"/matches/{created['id']}/join", json={"name": "Bob"})
+    assert (missing.status_code, missing.json["code"]) == (403, "invite_required")
+    assert client.post(f"/matches/{created['id']}/join", json={"code": "x"}).status_code == 422  # no name
+    unknown = client.post("/matches/00000000-0000-4000-8000-000000000000/join", json={"code": "x", "name": "Bob"})
+    assert (unknown.status_code, unknown.json["code"]) == (404, "match_not_found")
+    assert ann.view()["version"] == version
+
+
+def test_a_public_match_is_joined_without_a_code(client):
+    created, ann = invite(client, public=True)
+    r = client.post(f"/matches/{created['id']}/join", json={"name": "Bob"})
+    assert r.status_code == 201 and r.json["seat"] == 1
+
+
+def test_a_full_match_answers_seat_taken(client, new_match):
+    created, ann = invite(client)
+    joined(client, created)
+    again = join(client, created, "Carol")
+    assert (again.status_code, again.json["code"]) == (409, "seat_taken")
+    data, _ = new_match({"seats": [{"name": "Ann"}, {"name": "Bob"}]})
+    r = client.post(f"/matches/{data['id']}/join", json={"code": "x", "name": "Carol"})
+    assert (r.status_code, r.json["code"]) == (409, "seat_taken")
+
+
+def test_twenty_players_racing_for_the_last_seat_one_wins_and_no_event_is_doubled(app, client):
+    created, ann = invite(client)
+    results = []
+    barrier = threading.Barrier(20)
+
+    def race(n):
+        own = app.test_client()
+        barrier.wait()
+        r = own.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"], "name": f"P{n}"})
+        results.append((r.status_code, r.json.get("code"), r.json.get("token")))
+
+    threads = [threading.Thread(target=race, args=(n,)) for n in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    statuses = sorted(status for status, _, _ in results)
+    assert statuses == [201] + [409] * 19, results
+    assert all(code == "seat_taken" for status, code, _ in results if status == 409)
+    events = client.get(f"/matches/{created['id']}/events", headers=ann.headers).json["events"]
+    assert [e["type"] for e in events].count("seat_joined") == 1
+    assert [e["type"] for e in events].count("hand_dealt") == 1
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    winner = next(token for status, _, token in results if status == 201)
+    assert Player(client, created["id"], winner).view()["seat"] == 1
+
+
+def test_the_creator_may_call_off_a_match_nobody_joined(client):
+    created, ann = invite(client)
+    r = ann.act({"type": "abort"})
+    assert r.status_code == 200, r.json
+    assert [(e["type"], e["data"]["reason"]) for e in r.json["events"]] == [("match_ended", "aborted")]
+    view = r.json["view"]
+    assert (view["status"], view["end_reason"], view["winner"], view["legal_actions"]) == ("finished", "aborted", None, [])
+    assert join(client, created).json["code"] == "seat_taken"
+    assert client.post(f"/matches/{created['id']}/rematch", headers=ann.headers).json["code"] == "no_rematch"
+
+
+def test_a_begun_match_cannot_be_called_off(client):
+    created, ann = invite(client)
+    joined(client, created)
+    r = ann.act({"type": "abort"})
+    assert (r.status_code, r.json["rule"]) == (409, "match_begun")
+
+
+# --- the lobby ------------------------------------------------------------------------------
+
+
+def test_the_lobby_lists_public_waiting_matches_newest_first_in_pages(client, clock):
+    made = []
+    for n in range(5):
+        created, _ = invite(client, public=True, name=f"Host{n}", rules={"preset": "bonus-20-10", "turn_seconds": 30})
+        made.append(created["id"])
+    private, _ = invite(client, public=False)
+    full, _ = invite(client, public=True)
+    joined(client, full)
+    page = client.get("/lobby?limit=3").json
+    assert [m["id"] for m in page["items"]] == made[::-1][:3] and page["next_cursor"] == "3"
+    assert page["items"][0]["creator"] == "Host4" and page["items"][0]["rules"]["turn_seconds"] == 30
+    ids = [m["id"] for m in page["items"]]
+    cursor = page["next_cursor"]
+    while cursor is not None:
+        page = client.get(f"/lobby?limit=3&cursor={cursor}").json
+        ids += [m["id"] for m in page["items"]]
+        cursor = page["next_cursor"]
+    assert ids[:5] == made[::-1] and private["id"] not in ids and full["id"] not in ids
+    assert client.get("/lobby?limit=101").status_code == 422
+
+
+# --- resigning --------------------------------------------------------------------------------
+
+
+def two_people(client, **rules):
+    created, ann = invite(client, single_hand=False, rules=rules or None)
+    bob, _ = joined(client, created)
+    return {0: ann, 1: bob}
+
+
+def resign_and_check(players, seat):
+    before = players[seat].view()
+    r = players[seat].act({"type": "resign"})
+    assert r.status_code == 200, r.json
+    (ended,) = r.json["events"]
+    assert ended["type"] == "match_ended" and ended["data"] == {
+        "winner": 1 - seat, "scores": before["scores"], "reason": "resigned", "seat": seat
+    }
+    view = players[1 - seat].view()
+    assert (view["status"], view["end_reason"], view["winner"], view["scores"]) == (
+        "finished", "resigned", 1 - seat, before["scores"]
+    )
+    return view
+
+
+@pytest.mark.parametrize("in_turn", [True, False])
+def test_a_player_resigns_in_the_draw_step_in_turn_or_not(client, in_turn):
+    players = two_people(client)
+    view = players[0].view()
+    assert {"type": "resign"} in view["legal_actions"] and {"type": "resign"} in players[1].view()["legal_actions"]
+    seat = view["turn"] if in_turn else 1 - view["turn"]
+    resign_and_check(players, seat)
+
+
+@pytest.mark.parametrize("in_turn", [True, False])
+def test_a_player_resigns_in_the_discard_step_in_turn_or_not(client, in_turn):
+    players = two_people(client)
+    mover = players[0].view()["turn"]
+    assert players[mover].act({"type": "draw", "source": "stock"}).status_code == 200
+    assert players[mover].view()["phase"] == "discard"
+    resign_and_check(players, mover if in_turn else 1 - mover)
+
+
+@pytest.mark.parametrize("who", ["defender", "knocker"])
+def test_a_player_resigns_during_the_defense(client, who):
+    players = two_people(client, preset="bonus-20-10")  # the defender confirms: the defense waits
+    for _ in range(400):
+        views = [players[0].view(), players[1].view()]
+        if views[0]["phase"] == "defense":
+            break
+        play_one_turn(players)
+    else:
+        pytest.fail("nobody knocked")
+    defender = views[0]["turn"]
+    seat = defender if who == "defender" else 1 - defender
+    resign_and_check(players, seat)
+
+
+def test_the_computer_never_resigns_and_a_person_may_resign_against_it(client, new_match):
+    data, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer"}]})
+    r = client.post(f"/matches/{data['id']}/actions", json={"type": "resign"}, headers=players[0].headers)
+    assert r.status_code == 200 and r.json["view"]["winner"] == 1 and r.json["view"]["end_reason"] == "resigned"
+
+
+# --- clocks -----------------------------------------------------------------------------------------
+
+
+def test_a_timeout_is_claimed_only_once_the_deadline_has_passed(client, clock):
+    players = two_people(client, turn_seconds=30)
+    view = players[0].view()
+    mover, waiter = view["turn"], 1 - view["turn"]
+    assert view["deadline"] == "2026-12-01T09:00:30.000+00:00"  # 30 s from the deal, at the join
+    assert players[waiter].view()["deadline"] == view["deadline"]  # both seats see it
+
+    clock.advance(29.999)
+    assert {"type": "claim_timeout"} not in players[waiter].view()["legal_actions"]
+    early = players[waiter].act({"type": "claim_timeout"})
+    assert (early.status_code, early.json["rule"]) == (409, "not_timed_out")
+    assert players[mover].act({"type": "claim_timeout"}).json["rule"] == "not_their_turn"
+
+    clock.advance(0.001)  # exactly at the deadline
+    assert {"type": "claim_timeout"} in players[waiter].view()["legal_actions"]
+    assert {"type": "claim_timeout"} not in players[mover].view()["legal_actions"]
+    r = players[waiter].act({"type": "claim_timeout"})
+    assert r.status_code == 200, r.json
+    assert r.json["events"][0]["data"] == {
+        "winner": waiter, "scores": [0, 0], "reason": "timeout", "seat": waiter, "at": "2026-12-01T09:00:30.000+00:00"
+    }
+    assert players[mover].view()["end_reason"] == "timeout"
+
+
+def test_each_move_restarts_the_clock_of_the_seat_it_hands_the_turn_to(client, clock):
+    players = two_people(client, turn_seconds=30)
+    mover = players[0].view()["turn"]
+    clock.advance(20)
+    players[mover].act({"type": "draw", "source": "stock"})
+    view = players[mover].view()
+    assert view["deadline"] == (START + timedelta(seconds=30)).isoformat(timespec="milliseconds")  # still its turn
+    clock.advance(5)
+    discard = next(a for a in plays(view) if a["type"] == "discard")
+    answer = players[mover].act(discard).json
+    assert [e["data"]["at"] for e in answer["events"]] == ["2026-12-01T09:00:25.000+00:00"]
+    assert answer["view"]["deadline"] == "2026-12-01T09:00:55.000+00:00"  # 30 s from the discard
+    clock.advance(29)
+    assert players[mover].act({"type": "claim_timeout"}).json["rule"] == "not_timed_out"
+
+
+def test_without_a_clock_there_is_no_deadline_and_nothing_to_claim(client, clock):
+    players = two_people(client)
+    view = players[0].view()
+    assert view["deadline"] is None and view["rules"]["turn_seconds"] is None
+    clock.advance(10**7)
+    waiter = 1 - view["turn"]
+    assert players[waiter].act({"type": "claim_timeout"}).json["rule"] == "no_clock"
+    events = client.get(f"/matches/{view['match_id']}/events", headers=players[0].headers).json["events"]
+    assert not any("at" in e["data"] for e in events)  # no time in the record of an unclocked match
+
+
+def test_the_computer_never_times_out(client, clock, new_match):
+    data, players = new_match({"rules": {"turn_seconds": 30}, "seats": [{"name": "Ann"}, {"kind": "computer"}]})
+    clock.advance(3600)
+    r = players[0].act({"type": "claim_timeout"})
+    assert r.status_code == 409 and r.json["rule"] in ("not_their_turn", "computer_never_times_out")
+
+
+# --- who is there -----------------------------------------------------------------------------------
+
+
+def test_the_view_shows_whether_the_opponent_follows_the_match_live(app, client):
+    players = two_people(client)
+    assert players[0].view()["opponent"]["connected"] is False
+    match_id = players[0].match_id
+    stream = app.test_client().get(f"/matches/{match_id}/stream?wait=30", headers=players[1].headers, buffered=False)
+    assert stream.status_code == 200
+    assert players[0].view()["opponent"]["connected"] is True
+    assert players[1].view()["opponent"]["connected"] is False  # Ann follows nothing
+    stream.close()
+    assert players[0].view()["opponent"]["connected"] is False
+
+
+def test_a_computer_opponent_is_neither_connected_nor_away(new_match):
+    _, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer"}]})
+    assert players[0].view()["opponent"]["connected"] is None

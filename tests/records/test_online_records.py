@@ -1,0 +1,148 @@
+"""Records of online play: joins, resignations, timeouts and matches called off export,
+import into an empty database, replay and audit; a timeout claim edited to before its
+deadline is refused."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from service.api import create_app
+from service.records.format import digest_of
+from service.store import EventStore, connect
+from service.store.migrate import upgrade
+from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer, plays
+from tests.api.test_matches import greedy_action
+from tests.api.test_online import Clock
+
+OP = bearer(OPERATOR)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def client(store, clock):
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "CLOCK": clock, **UNLIMITED})
+    yield app.test_client()
+    app.extensions["gin_rummy"].hub.shutdown()
+
+
+@pytest.fixture
+def empty(fresh_database_url):
+    """A client of a service on an empty database."""
+    upgrade(fresh_database_url)
+    pool = connect(fresh_database_url, min_size=1, max_size=2)
+    app = create_app({"STORE": EventStore(pool), "OPERATOR_TOKEN": OPERATOR, "TESTING": True})
+    yield app.test_client()
+    app.extensions["gin_rummy"].hub.shutdown()
+    pool.close()
+
+
+def online_match(client, **rules):
+    body = {"seats": [{"name": "Ann"}, {"kind": "open"}], "single_hand": False}
+    if rules:
+        body["rules"] = rules
+    created = client.post("/matches", json=body).json
+    joined = client.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"], "name": "Bob"}).json
+    ann = Player(client, created["id"], created["seats"][0]["token"])
+    bob = Player(client, created["id"], joined["token"])
+    return created["id"], {0: ann, 1: bob}
+
+
+def play_turns(players, turns):
+    for _ in range(turns):
+        for player in players.values():
+            view = player.view()
+            if plays(view):
+                assert player.act(greedy_action(view)).status_code == 200
+                break
+
+
+def round_trip(client, empty, match_id):
+    """Export, import into the empty database, export again; the audit there."""
+    record = client.get(f"/matches/{match_id}/export", headers=OP).json
+    imported = empty.post("/matches/import", json=record)
+    assert imported.status_code == 201, imported.json
+    again = empty.get(f"/matches/{match_id}/export", headers=OP).json
+    assert again == record
+    audit = empty.get(f"/matches/{match_id}/audit", headers=OP).json
+    assert audit["ok"], audit
+    assert empty.post("/matches/import", json=record).status_code == 200  # the same record again
+    return record
+
+
+def test_a_joined_and_resigned_match_round_trips_and_tells_how_it_ended(client, empty):
+    match_id, players = online_match(client)
+    play_turns(players, 6)
+    assert players[1].act({"type": "resign"}).status_code == 200
+    record = round_trip(client, empty, match_id)
+    types = [e["type"] for e in record["events"]]
+    assert types[:3] == ["match_started", "seat_joined", "hand_dealt"] and types[-1] == "match_ended"
+    assert record["events"][0]["data"]["seats"][1] == {"kind": "open"}
+    assert record["seats"][1] == {"seat": 1, "name": "Bob", "kind": "human", "level": None}
+    assert record["events"][-1]["data"] == {"winner": 0, "scores": [0, 0], "reason": "resigned", "seat": 1}
+    hand = empty.get(f"/matches/{match_id}/hands/1", headers=OP).json
+    assert hand["status"] == "over" and hand["end"] is None
+    assert hand["match_end"] == {"reason": "resigned", "seat": 1, "winner": 0}
+
+
+def test_a_timed_out_match_round_trips_and_a_claim_moved_before_its_deadline_is_refused(client, empty, clock):
+    match_id, players = online_match(client, turn_seconds=30)
+    play_turns(players, 3)
+    view = players[0].view()
+    waiter = 1 - view["turn"]
+    clock.advance(31)
+    assert players[waiter].act({"type": "claim_timeout"}).status_code == 200
+    record = round_trip(client, empty, match_id)
+    assert all("at" in e["data"] for e in record["events"])  # every event of a clocked match has its time
+    claim = record["events"][-1]["data"]
+    assert (claim["reason"], claim["seat"], claim["winner"]) == ("timeout", waiter, waiter)
+
+    forged = copy.deepcopy(record)
+    forged["match_id"] = "11111111-1111-4111-8111-111111111111"
+    forged["events"][-1]["data"]["at"] = record["events"][-2]["data"]["at"]  # as if claimed at once
+    forged["digest"]["value"] = digest_of(forged["events"])
+    refused = empty.post("/matches/import", json=forged)
+    assert refused.status_code == 422 and refused.json["rule"] == "not_timed_out", refused.json
+    assert refused.json["index"] == len(record["events"]) - 1
+    assert empty.get(f"/matches/{forged['match_id']}", headers=OP).status_code == 404
+
+
+def test_a_time_going_back_is_refused(client, empty, clock):
+    match_id, players = online_match(client, turn_seconds=30)
+    play_turns(players, 4)
+    record = client.get(f"/matches/{match_id}/export", headers=OP).json
+    forged = copy.deepcopy(record)
+    forged["match_id"] = "22222222-2222-4222-8222-222222222222"
+    forged["events"][-1]["data"]["at"] = "2026-11-30T00:00:00.000+00:00"
+    forged["digest"]["value"] = digest_of(forged["events"])
+    refused = empty.post("/matches/import", json=forged)
+    assert refused.status_code == 422 and refused.json["rule"] == "time_went_back", refused.json
+
+
+def test_a_match_called_off_round_trips(client, empty):
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "open"}]}).json
+    ann = Player(client, created["id"], created["seats"][0]["token"])
+    assert ann.act({"type": "abort"}).status_code == 200
+    record = round_trip(client, empty, created["id"])
+    assert [e["type"] for e in record["events"]] == ["match_started", "match_ended"]
+    assert record["result"] == {"status": "finished", "hands": 0, "scores": [0, 0], "winner": None}
+
+
+def test_a_waiting_match_round_trips_and_can_still_be_joined_after_its_import(client, empty):
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "open"}]}).json
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+    assert record["result"]["status"] == "waiting"
+    answer = empty.post("/matches/import", json=record)
+    assert answer.status_code == 201, answer.json
+    assert answer.json["status"] == "waiting" and answer.json["seats"][1]["token"] is None
+    token = answer.json["seats"][0]["token"]
+    assert Player(empty, created["id"], token).view()["phase"] == "waiting_for_players"
+    code = answer.json["invite"]["code"]  # a new invite: the record holds no code
+    assert code != created["invite"]["code"]
+    joined = empty.post(f"/matches/{created['id']}/join", json={"code": code, "name": "Bob"})
+    assert joined.status_code == 201 and joined.json["view"]["phase"] in ("draw", "upcard_offer")
