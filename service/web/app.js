@@ -1,11 +1,15 @@
-// The reference client: a hash router over four screens.
+// The reference client: a hash router over its screens.
 //   #/                    new match (and the matches to continue)
-//   #/play/<id>           the table
+//   #/play/<id>           the table (also the invite, while the match waits for a friend)
+//   #/join/<id>/<code>    join a match from its invite link (#/join/<id>: a public one)
+//   #/lobby               the public matches waiting for a player
 //   #/history             past matches, export and import
 //   #/replay/<id>/<hand>  the hand replay viewer
 
 import { api } from "./api.js";
 import { mountHistory } from "./history.js";
+import { mountJoin } from "./join.js";
+import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
 import { pref, saveMatch, savedMatches, setPref } from "./saved.js";
 import { mountTable } from "./table.js";
@@ -21,6 +25,8 @@ function route() {
   const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean);
   document.body.dataset.screen = parts[0] || "new";
   if (parts[0] === "play" && parts[1]) unmount = mountTable(screen, parts[1]);
+  else if (parts[0] === "join" && parts[1]) unmount = mountJoin(screen, parts[1], parts[2] ? decodeURIComponent(parts[2]) : null);
+  else if (parts[0] === "lobby") unmount = mountLobby(screen);
   else if (parts[0] === "history") unmount = mountHistory(screen);
   else if (parts[0] === "replay" && parts[1]) unmount = mountReplay(screen, parts[1], Number(parts[2] || 1));
   else unmount = mountNewMatch(screen);
@@ -45,6 +51,20 @@ function mountNewMatch(root) {
   const name1 = h("input#name1", { name: "name1", value: pref("name", "You"), maxlength: "40", required: true, autocomplete: "nickname" });
   const name2 = h("input#name2", { name: "name2", value: "", maxlength: "40", required: true });
   const start = h("button.primary#start", { type: "submit" }, "Deal");
+  const publicBox = h("input#public", { type: "checkbox", name: "public", checked: Boolean(pref("public", false)) });
+  const clockSelect = h(
+    "select#clock",
+    { name: "clock" },
+    [["none", "No clock"], ["30", "30 seconds per turn"], ["259200", "3 days per turn"]].map(([value, label]) => h("option", { value }, label)),
+  );
+  clockSelect.value = pref("clock", "none");
+  const friendOptions = h(
+    "div.suboptions#friend-options",
+    {},
+    h("label.choice", {}, publicBox, " List it in the lobby: anyone may join"),
+    h("label.field", {}, "Clock ", clockSelect),
+    h("p.hint", {}, "You get a link to send; the first hand is dealt when your friend joins. Under a clock, a player whose time runs out may lose the match."),
+  );
   let presets = [];
 
   const radio = (name, value, label, checked) =>
@@ -63,8 +83,10 @@ function mountNewMatch(root) {
     h("fieldset", {}, h("legend", {}, "Opponent"),
       h("label.choice", {}, h("input", { type: "radio", name: "opponent", value: "computer", checked: pref("opponent", "computer") === "computer" }), " The computer, level ", levelSelect),
       radio("opponent", "hotseat", "Two people on this device", pref("opponent", "computer") === "hotseat"),
+      radio("opponent", "friend", "A friend on another device", pref("opponent", "computer") === "friend"),
+      friendOptions,
     ),
-    h("div.names", {}, h("label.field", {}, "Your name ", name1), h("label.field", {}, h("span#name2-label", {}, "Computer's name"), " ", name2)),
+    h("div.names", {}, h("label.field", {}, "Your name ", name1), h("label.field#name2-field", {}, h("span#name2-label", {}, "Computer's name"), " ", name2)),
     h("div.actions", {}, start),
   );
   root.append(continueList(), form);
@@ -75,11 +97,17 @@ function mountNewMatch(root) {
       presetInfo.textContent = preset.description;
       target.textContent = preset.rules.target_score;
     }
-    const hotseat = form.elements.opponent.value === "hotseat";
-    levelSelect.disabled = hotseat;
+    const opponent = form.elements.opponent.value;
+    const hotseat = opponent === "hotseat";
+    const friend = opponent === "friend";
+    levelSelect.disabled = opponent !== "computer";
+    friendOptions.hidden = !friend;
+    form.querySelector("#name2-field").hidden = friend; // the friend gives their own name
+    name2.required = !friend;
     form.querySelector("#name2-label").textContent = hotseat ? "Second player" : "Computer's name";
     name1.previousSibling.textContent = hotseat ? "First player " : "Your name ";
     if (!name2.dataset.edited) name2.value = hotseat ? "Player 2" : "Computer";
+    start.textContent = friend ? "Invite" : "Deal";
   }
   name2.addEventListener("input", () => (name2.dataset.edited = "1"));
 
@@ -96,19 +124,28 @@ function mountNewMatch(root) {
 
   async function create(event) {
     event.preventDefault();
-    const hotseat = form.elements.opponent.value === "hotseat";
+    const opponent = form.elements.opponent.value;
     const single = form.elements.hands.value === "single";
-    const second = hotseat
-      ? { name: name2.value.trim() || "Player 2", kind: "human" }
-      : { name: name2.value.trim() || "Computer", kind: "computer", level: levelSelect.value };
+    const second =
+      opponent === "hotseat"
+        ? { name: name2.value.trim() || "Player 2", kind: "human" }
+        : opponent === "friend"
+          ? { kind: "open" }
+          : { name: name2.value.trim() || "Computer", kind: "computer", level: levelSelect.value };
     const body = {
       rules: { preset: presetSelect.value },
       single_hand: single,
       seats: [{ name: name1.value.trim() || "You", kind: "human" }, second],
     };
+    if (opponent === "friend") {
+      body.rules.turn_seconds = clockSelect.value === "none" ? null : Number(clockSelect.value);
+      body.public = publicBox.checked;
+      setPref("clock", clockSelect.value);
+      setPref("public", publicBox.checked);
+    }
     setPref("preset", presetSelect.value);
     setPref("length", single ? "single" : "match");
-    setPref("opponent", hotseat ? "hotseat" : "computer");
+    setPref("opponent", opponent);
     setPref("level", levelSelect.value);
     setPref("name", body.seats[0].name);
     start.disabled = true;
@@ -116,7 +153,9 @@ function mountNewMatch(root) {
       const created = await api.createMatch(body);
       const tokens = {};
       for (const seat of created.seats) if (seat.token) tokens[seat.seat] = seat.token;
-      saveMatch(created.id, { tokens, mode: hotseat ? "hotseat" : "computer", created: new Date().toISOString(), resultSeen: 0 });
+      const mode = opponent === "friend" ? "online" : opponent;
+      // The invite code is shown this once: it is kept with the token, for the waiting page.
+      saveMatch(created.id, { tokens, mode, invite: created.invite, public: created.public, created: new Date().toISOString(), resultSeen: 0 });
       location.hash = `#/play/${created.id}`;
     } catch (err) {
       toast(problemText(err), "error");
@@ -136,12 +175,13 @@ function continueList() {
     if (!token) continue;
     api.summary(token).then(
       (s) => {
-        if (!s || s.status !== "active") {
+        if (!s || s.status === "finished") {
           if (s) saveMatch(id, { finished: true });
           return;
         }
-        const names = s.seats.map((x) => x.name).join(" vs ");
-        list.append(h("li", {}, h("a", { href: `#/play/${id}` }, `${names} — hand ${s.hand_number}, ${s.scores.join("–")}`)));
+        const names = s.seats.map((x) => x.name ?? "(open seat)").join(" vs ");
+        const where = s.status === "waiting" ? "waiting for a player to join" : `hand ${s.hand_number}, ${s.scores.join("–")}`;
+        list.append(h("li", {}, h("a", { href: `#/play/${id}` }, `${names} — ${where}`)));
         box.hidden = false;
       },
       () => {},

@@ -371,3 +371,75 @@ def test_the_view_shows_whether_the_opponent_follows_the_match_live(app, client)
 def test_a_computer_opponent_is_neither_connected_nor_away(new_match):
     _, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer"}]})
     assert players[0].view()["opponent"]["connected"] is None
+
+
+# --- the leak walk, online ------------------------------------------------------------------------
+
+
+def test_no_answer_of_online_play_holds_a_hidden_card_an_invite_code_or_another_token(store, clock):
+    from .test_full_matches import cards_in
+    from .test_hygiene import Recorder
+
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "CLOCK": clock, **UNLIMITED})
+    recorder = Recorder()
+    recorder.install(app)
+    client = app.test_client()
+    created, ann = invite(client, public=True, single_hand=False, rules={"turn_seconds": 60})
+    code = created["invite"]["code"]
+    bob, answer = joined(client, created)
+    players = {0: ann, 1: bob}
+    tokens = [created["seats"][0]["token"], answer["token"]]
+    issued = {created["id"]: len(recorder.responses)}  # responses so far issued the secrets
+    secrets_ = [code, *tokens, *(t.split(".")[-1] for t in tokens)]
+    mid = created["id"]
+    op = bearer(OPERATOR)
+    checked = 0
+    for _ in range(40):
+        truth = client.get(f"/matches/{mid}", headers=op).json
+        if truth["status"] == "finished":
+            break
+        hidden = truth["hidden"]
+        for seat, player in players.items():
+            view = player.view()
+            secret = set(hidden["stock"]) | (set(hidden["hands"][1 - seat]) - set(view["opponent"]["known_cards"]))
+            if view["phase"] == "defense":
+                secret -= cards_in(view["knock"])
+            feed = client.get(f"/matches/{mid}/events", headers=player.headers).json["events"]
+            stream = client.get(f"/matches/{mid}/stream?wait=0", headers=player.headers)
+            text = stream.get_data(as_text=True)
+            stream.close()
+            start = max(i for i, e in enumerate(feed) if e["type"] == "hand_dealt")
+            current = feed[start:]
+            streamed = [line for line in text.splitlines() if line.startswith("data: ")]
+            assert len(streamed) == len(feed)
+            live = {k: v for k, v in view.items() if k != "last_hand"}
+            assert not cards_in(live) & secret
+            if not any(e["type"] == "hand_ended" for e in current):
+                assert not cards_in(current) & secret
+                assert not cards_in([__import__("json").loads(line[6:]) for line in streamed[start:]]) & secret
+            for secret_text in secrets_:
+                assert secret_text not in text
+            checked += 1
+        client.get("/lobby")
+        play_one_turn(players)
+        clock.advance(1)
+    assert checked >= 40
+    assert bob.act({"type": "resign"}).status_code == 200
+    first = client.post(f"/matches/{mid}/rematch", headers=ann.headers).json
+    second = client.post(f"/matches/{mid}/rematch", headers=bob.headers).json
+    record = client.get(f"/matches/{mid}/export", headers=ann.headers).get_data(as_text=True)
+    for secret_text in secrets_:
+        assert secret_text not in record  # events never hold a code or a token
+    # No answer but the one that issued it holds a code or a token; a rematch answer
+    # holds only its caller's new token.
+    new_tokens = [first["token"], second["token"]]
+    for i, (method, path, auth, status, body) in enumerate(recorder.responses):
+        if i < issued[mid]:
+            continue
+        for secret_text in secrets_:
+            assert secret_text not in body, (method, path)
+        if path.endswith("/rematch"):
+            own = first["token"] if ann.headers["Authorization"] == auth else second["token"]
+            assert [t for t in new_tokens if t in body] == [own]
+        else:
+            assert not any(t in body for t in new_tokens), (method, path)

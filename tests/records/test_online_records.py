@@ -146,3 +146,17 @@ def test_a_waiting_match_round_trips_and_can_still_be_joined_after_its_import(cl
     assert code != created["invite"]["code"]
     joined = empty.post(f"/matches/{created['id']}/join", json={"code": code, "name": "Bob"})
     assert joined.status_code == 201 and joined.json["view"]["phase"] in ("draw", "upcard_offer")
+
+
+def test_the_replay_text_tells_who_joined_and_how_the_match_ended(client, database_url, monkeypatch, capsys):
+    from service.cli import main
+
+    match_id, players = online_match(client)
+    play_turns(players, 2)
+    assert players[0].act({"type": "resign"}).status_code == 200
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert main(["replay", match_id]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Bob joins, in seat 2.\n")
+    assert "Hand 1 — Ann starts" in out and "Ann resigns: Bob wins the match." in out
+    assert main(["audit", match_id]) == 0

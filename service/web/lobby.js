@@ -1,0 +1,95 @@
+// The lobby: the public matches waiting for a player (GET /lobby, newest first, in
+// pages), each joined with the name given at the top.
+
+import { api, serverNow } from "./api.js";
+import { defaultName, joinMatch, joinProblem } from "./join.js";
+import { savedMatch, seatsOf } from "./saved.js";
+import { agoText, clockText, h, matchLength, problemText, toast } from "./ui.js";
+
+export function mountLobby(root) {
+  const name = h("input#lobby-name", { name: "name", value: defaultName(), maxlength: "40", autocomplete: "nickname", placeholder: "Your name" });
+  const list = h("ul.lobby#lobby-list");
+  const status = h("p.hint#lobby-status", { role: "status" }, "Loading…");
+  const more = h("button#lobby-more", { type: "button", hidden: true, onclick: () => load(cursor) }, "More");
+  const refresh = h("button#lobby-refresh", { type: "button", onclick: () => load(null) }, "Refresh");
+  root.append(
+    h(
+      "section.panel.lobby-panel",
+      {},
+      h("div.title-row", {}, h("h1", {}, "Lobby"), refresh),
+      h("p.hint", {}, "Public matches waiting for a player. To list one of your own: New match → A friend on another device → List it in the lobby."),
+      h("label.field", {}, "Your name ", name),
+      status,
+      list,
+      more,
+    ),
+  );
+  let cursor = null;
+  let alive = true;
+  let loading = false;
+  load(null);
+
+  async function load(after) {
+    if (loading) return;
+    loading = true;
+    refresh.disabled = more.disabled = true;
+    try {
+      const page = await api.lobby(after);
+      if (!alive) return;
+      if (!after) list.replaceChildren();
+      list.append(...page.items.map(row));
+      cursor = page.next_cursor;
+      more.hidden = !cursor;
+      const n = list.children.length;
+      status.textContent = n ? `${n} match${n === 1 ? "" : "es"} waiting${cursor ? " (more below)" : ""}` : "No public match is waiting just now.";
+    } catch (err) {
+      if (alive) status.textContent = `The lobby cannot be shown: ${problemText(err)}`;
+    } finally {
+      loading = false;
+      refresh.disabled = more.disabled = false;
+    }
+  }
+
+  function row(item) {
+    const mine = seatsOf(savedMatch(item.id)).length > 0;
+    const rules = item.rules;
+    const action = mine
+      ? h("a.button#lobby-open", { href: `#/play/${item.id}` }, "Yours: open")
+      : h("button.primary.join", { type: "button", onclick: (event) => join(item, event.currentTarget) }, "Join");
+    return h(
+      "li.lobby-entry",
+      { dataset: { id: item.id } },
+      h(
+        "div.what",
+        {},
+        h("b.creator", {}, item.creator),
+        h("span.rules", {}, ` · ${rules.preset} · ${matchLength(rules)} · ${clockText(rules.turn_seconds)}`),
+        h("div.when.hint", {}, `made ${agoText(item.created_at, serverNow())}`),
+      ),
+      h("div.row-actions", {}, action),
+    );
+  }
+
+  async function join(item, button) {
+    const chosen = name.value.trim();
+    if (!chosen) {
+      toast("Your name first: the other player sees it.");
+      name.focus();
+      return;
+    }
+    button.disabled = true;
+    try {
+      const matchId = await joinMatch(item.id, null, chosen);
+      location.hash = `#/play/${matchId}`;
+    } catch (err) {
+      const { text, final } = joinProblem(err);
+      toast(text, "error");
+      if (final) load(null);
+      else button.disabled = false;
+    }
+  }
+
+  return () => {
+    alive = false;
+  };
+}
