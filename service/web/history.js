@@ -57,23 +57,28 @@ export function mountHistory(root) {
       return h("li.match.unavailable", { dataset: { id } }, h("div", {}, h("b", {}, "Unavailable match"), ` ${id.slice(0, 8)}…: `, error ? problemText(error) : "not found"), h("div.row-actions", {}, forget));
     }
     const s = summary;
-    const names = s.seats.map(seatLabel).join(" vs ");
+    const label = s.seats.map(seatLabel).join(" vs ");
     const when = new Date(s.created_at).toLocaleString();
     const finished = s.status === "finished";
-    const outcome = finished
-      ? s.winner === null ? "finished" : `${s.seats[s.winner].name} won ${s.scores[s.winner]}–${s.scores[1 - s.winner]}`
-      : `in progress, hand ${s.hand_number}, ${s.scores.join("–")}`;
+    const names = s.seats.map((x) => x.name);
+    let outcome;
+    if (s.status === "waiting") outcome = "waiting for a player to join";
+    else if (!finished) outcome = `in progress, hand ${s.hand_number}, ${s.scores.join("–")}`;
+    else if (s.end_reason === "aborted") outcome = "called off";
+    else if (s.end_reason === "resigned") outcome = `${names[1 - s.winner]} resigned: ${names[s.winner]} won`;
+    else if (s.end_reason === "timeout") outcome = `${names[1 - s.winner]} ran out of time: ${names[s.winner]} won`;
+    else outcome = s.winner === null ? "finished" : `${s.seats[s.winner].name} won ${s.scores[s.winner]}–${s.scores[1 - s.winner]}`;
     const exportButton = h("button.export", { type: "button", disabled: !finished, title: finished ? "" : "Records can be exported once the match is finished", onclick: () => exportOne(id, entry) }, "Export");
     return h(
       "li.match",
       { dataset: { id, status: s.status } },
-      h("div.what", {}, h("b", {}, names), h("span.hint", {}, ` · ${s.preset}${entry.imported ? " · imported" : ""}`)),
+      h("div.what", {}, h("b", {}, label), h("span.hint", {}, ` · ${s.preset}${entry.imported ? " · imported" : ""}`)),
       h("div.when", {}, `${when} · ${outcome}`),
       h(
         "div.row-actions",
         {},
-        h("a.button", { href: `#/play/${id}` }, finished ? "Final table" : "Continue"),
-        h("a.button.replay", { href: `#/replay/${id}/1` }, "Replay hands"),
+        h("a.button", { href: `#/play/${id}` }, finished ? "Final table" : s.status === "waiting" ? "Invite" : "Continue"),
+        s.hand_number > 0 ? h("a.button.replay", { href: `#/replay/${id}/1` }, "Replay hands") : null,
         exportButton,
         forget,
       ),

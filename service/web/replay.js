@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { bestMelds, cardBack, cardElement, handElement, pretty } from "./cards.js";
 import { describeResult, resultElement } from "./result.js";
 import { anyToken, savedMatch } from "./saved.js";
-import { h, problemText, says, verbFor } from "./ui.js";
+import { endText, h, problemText, says, verbFor } from "./ui.js";
 
 // Every position of the hand: the deal, then one per event.
 export function replaySteps(detail, names) {
@@ -44,6 +44,11 @@ export function replaySteps(detail, names) {
     steps.push({ seq: null, caption: `${says(names[d.seat], "melds")} ${d.melds.length ? d.melds.map((m) => m.map(pretty).join(" ")).join(", ") : "nothing"} and ${laid}: deadwood ${d.deadwood}.`, state: { ...state, moved: null, defense: d } });
   }
   if (detail.end) steps.push({ seq: detail.last_seq, caption: "The score", state: { ...state, moved: null }, end: true });
+  else if (detail.match_end && detail.match_end.reason !== "score") {
+    // The hand was not played out: a player resigned, or ran out of time.
+    const m = detail.match_end;
+    steps.push({ seq: detail.last_seq, caption: endText(m.reason, m.winner, names), state: { ...state, moved: null } });
+  }
   return steps;
 }
 
@@ -152,7 +157,7 @@ export function mountReplay(root, id, number) {
       rules = view.rules;
       select.replaceChildren(
         ...list.hands.map((x) =>
-          h("option", { value: String(x.hand), disabled: x.status !== "over" }, `Hand ${x.hand}${x.status === "over" ? ` — ${x.result}` : " (being played)"}`),
+          h("option", { value: String(x.hand), disabled: x.status !== "over" }, `Hand ${x.hand}${x.status === "over" ? ` — ${x.result || (x.match_end ? x.match_end.reason : "over")}` : " (being played)"}`),
         ),
       );
       select.value = String(number);

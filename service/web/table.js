@@ -2,12 +2,22 @@
 // defense step, the hand result, and the running score.  Live updates come from the
 // match's event stream; in a two-people-on-one-device match the hand is hidden between
 // turns until the next player reveals it.
+//
+// A match against a friend on another device first waits for them (the invite page,
+// following the stream until they join), then shows whether they follow the match
+// (opponent.connected), the clock of the seat to act (a deadline, counted down here),
+// and at the end the rematch.  legal_actions lists the plays of the seat to act, and
+// also, whoever's turn it is, resign (claim_timeout, abort): those are buttons of their
+// own (ENDINGS), never plays; whose turn it is is view.turn.
 
-import { ApiError, api, followStream } from "./api.js";
+import { ApiError, api, followStream, serverNow } from "./api.js";
 import { bestMelds, cardBack, cardElement, cardName, handElement, pretty } from "./cards.js";
 import { deadwoodOf, resultElement } from "./result.js";
 import { pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
-import { downloadText, h, matchLength, problemText, says, seatLabel, toast } from "./ui.js";
+import { clockText, downloadText, endText, h, matchLength, problemText, remainingText, says, seatLabel, toast } from "./ui.js";
+
+// The actions that end the match instead of playing the cards.
+const ENDINGS = new Set(["resign", "claim_timeout", "abort"]);
 
 export function mountTable(root, id) {
   const entry = savedMatch(id);
@@ -33,6 +43,11 @@ export function mountTable(root, id) {
     resultSeen: entry.resultSeen || 0,
     streamSeq: 0,
     generation: 0,
+    confirmResign: false, // the resign button asked "are you sure?"
+    expired: null, // the deadline (and version) whose countdown reached zero
+    claimTries: 0,
+    rematching: false,
+    finishedSeen: null, // when this page saw the match finished (to stop asking for a rematch)
   };
   const token = (seat) => entry.tokens[seat];
   const el = h("div.table#table");
@@ -61,8 +76,15 @@ export function mountTable(root, id) {
     S.view = view;
     if (hotseat && S.shown !== null && view.turn !== S.shown) S.shown = null;
     if (S.selected && !view.hand.includes(S.selected)) S.selected = null;
-    if (view.status === "finished") saveMatch(id, { finished: true });
+    if (view.status !== "active") S.confirmResign = false;
+    if (view.status === "finished") {
+      saveMatch(id, { finished: true });
+      S.finishedSeen ??= Date.now();
+    }
   }
+
+  // A person on another device (or a seat still open): not the computer, not this device.
+  const online = (v) => !hotseat && v.seats[1 - v.seat].kind !== "computer";
 
   const viewSeat = () => (hotseat ? (S.shown ?? mySeats[0]) : mySeats[0]);
 
@@ -76,10 +98,28 @@ export function mountTable(root, id) {
     render();
   }
 
+  // A refresh in the background (presence, the rematch, a timeout claim): drawn only
+  // when something shown changed, so that it never disturbs a player choosing a card.
+  const signature = (v) => v && JSON.stringify([v.version, v.opponent.connected, v.rematch, v.deadline, v.legal_actions.map((a) => a.type)]);
+  async function quietRefresh() {
+    if (S.busy || !S.view) return;
+    const generation = ++S.generation;
+    try {
+      const view = await api.view(id, token(viewSeat()));
+      if (generation !== S.generation || S.busy) return;
+      const before = signature(S.view);
+      accept(view);
+      if (signature(S.view) !== before) render();
+    } catch {
+      // the next event, or the next refresh, tries again
+    }
+  }
+
   let pendingRefresh = null;
   function onStreamEvent(event) {
     S.streamSeq = Math.max(S.streamSeq, event.seq);
     if (S.busy || (S.view && event.seq <= S.view.version)) return; // act() catches up when it is done
+    if (event.type === "seat_joined") toast(`${event.data.name} joined: the first hand is dealt.`);
     noteEvents([event]);
     clearTimeout(pendingRefresh);
     pendingRefresh = setTimeout(() => {
@@ -87,7 +127,9 @@ export function mountTable(root, id) {
     }, 60);
   }
 
-  async function act(action) {
+  // `retry`: a resignation, a timeout claim or calling off do not depend on the cards,
+  // so when the table changed in the meantime they are sent again if still legal.
+  async function act(action, { retry = false } = {}) {
     if (S.busy || !S.view) return;
     const seat = S.view.seat;
     S.busy = true;
@@ -100,6 +142,12 @@ export function mountTable(root, id) {
       S.selected = null;
     } catch (err) {
       if (err instanceof ApiError && (err.code === "version_mismatch" || err.code === "conflict")) {
+        if (retry) {
+          S.busy = false;
+          await refresh();
+          if (S.view.legal_actions.some((a) => a.type === action.type)) return act(action);
+          return;
+        }
         toast("The table changed in the meantime: here it is as it is now.", "info");
       } else {
         toast(problemText(err), "error");
@@ -127,6 +175,9 @@ export function mountTable(root, id) {
       else if (e.type === "upcard_passed") line = `${who} passed the upcard`;
       else if (e.type === "knocked") line = `${who} discarded ${pretty(d.card)} and ${d.gin ? "went Gin" : `knocked with ${d.deadwood}`}`;
       else if (e.type === "hand_dealt") line = `Hand ${d.hand} dealt; ${names[d.starter]} starts`;
+      else if (e.type === "seat_joined") line = `${d.name} joined the match`;
+      else if (e.type === "match_ended" && d.reason === "resigned") line = `${names[d.seat]} resigned`;
+      else if (e.type === "match_ended" && d.reason === "timeout") line = `${names[d.seat]} claimed the match on time`;
       if (line && (hotseat || d.seat !== me || e.type === "hand_dealt")) S.log.push(line);
     }
     S.log = S.log.slice(-4);
@@ -142,16 +193,31 @@ export function mountTable(root, id) {
     }
     el.dataset.phase = v.phase;
     el.dataset.version = v.version;
+    el.dataset.status = v.status;
+    el.dataset.seat = v.seat;
+    el.dataset.turn = v.turn ?? "";
     el.classList.toggle("busy", S.busy);
     const active = document.activeElement;
     const handHadFocus = Boolean(active && active.closest && active.closest("#hand"));
     const names = v.seats.map((s) => s.name);
-    const parts = [scoreBar(v)];
+    if (v.status === "waiting") {
+      el.replaceChildren(waitingPanel(v, names));
+      return;
+    }
+    if (v.status === "finished" && v.end_reason === "aborted") {
+      el.replaceChildren(abortedPanel());
+      return;
+    }
+    const main = [];
+    let handShown = false;
     const newResult = v.last_hand && v.last_hand.hand > S.resultSeen;
-    if (newResult || v.status === "finished") parts.push(resultPanel(v, names));
-    else if (hotseat && (S.shown === null || S.shown !== v.turn || v.seat !== S.shown)) parts.push(cover(v, names));
-    else parts.push(...tableParts(v, names));
-    el.replaceChildren(...parts);
+    if (newResult || v.status === "finished") main.push(resultPanel(v, names));
+    else if (hotseat && (S.shown === null || S.shown !== v.turn || v.seat !== S.shown)) main.push(cover(v, names));
+    else {
+      main.push(...tableParts(v, names));
+      handShown = true;
+    }
+    el.replaceChildren(...[scoreBar(v), matchBar(v, names, handShown), ...main].filter(Boolean));
     if (handHadFocus) {
       const target = el.querySelector(`#hand [data-card="${S.focus}"]`) || el.querySelector("#hand .card");
       if (target) target.focus();
@@ -160,14 +226,147 @@ export function mountTable(root, id) {
 
   function scoreBar(v) {
     const turn = v.turn;
+    const opp = 1 - v.seat;
+    // Whether the other player follows the match now (a live stream open): only for a
+    // person on another device (null for the computer; both seats are here in hotseat),
+    // while the match is played (a finished match's view does not say).
+    const connected = v.opponent.connected;
+    const presence =
+      online(v) && v.status === "active" && connected !== null
+        ? h(
+            `span.presence${connected ? ".on" : ""}#presence`,
+            { dataset: { connected: String(connected) }, title: connected ? `${v.seats[opp].name} has the match open` : `${v.seats[opp].name} is not following the match now` },
+            connected ? "online" : "away",
+          )
+        : null;
     return h(
       "div.scorebar",
       { "aria-label": "Score" },
       v.seats.map((s, i) =>
-        h(`span.player${turn === i ? ".to-act" : ""}`, { dataset: { seat: i } }, h("b", {}, s.name), " ", h("span.score", {}, v.scores[i])),
+        h(
+          `span.player${turn === i ? ".to-act" : ""}`,
+          { dataset: { seat: i } },
+          h("b", {}, s.name),
+          " ",
+          h("span.score", {}, v.scores[i]),
+          i === opp ? presence : null,
+        ),
       ),
-      h("span.meta", {}, `${v.rules.preset} · ${matchLength(v.rules)} · hand ${v.hand_number}`),
+      h("span.meta", {}, `${v.rules.preset} · ${matchLength(v.rules)}${v.rules.turn_seconds ? ` · ${clockText(v.rules.turn_seconds)}` : ""} · hand ${v.hand_number}`),
     );
+  }
+
+  // The clock of the seat to act, a timeout claim, and resign (with a confirm step).
+  function matchBar(v, names, handShown) {
+    const items = [];
+    if (v.status === "active" && v.deadline) items.push(clockElement(v, names));
+    const resign = v.legal_actions.find((a) => a.type === "resign");
+    // Two people on one device: only the player holding the device (the hand shown) may resign.
+    const canResign = resign && (!hotseat || handShown);
+    if (canResign && !S.confirmResign) {
+      items.push(
+        h(
+          "button.resign#resign",
+          { type: "button", disabled: S.busy, onclick: askResign },
+          hotseat ? `Resign for ${names[v.seat]}…` : "Resign…",
+        ),
+      );
+    }
+    if (canResign && S.confirmResign) {
+      items.push(
+        h(
+          "div.confirm#resign-confirm",
+          { role: "alertdialog", "aria-label": "Resign the match?", onkeydown: (e) => e.key === "Escape" && cancelResign() },
+          h("span", {}, `${hotseat ? `${names[v.seat]}, resign` : "Resign"} the match? ${says(names[1 - v.seat], "wins")} it.`),
+          h("button.danger#confirm-resign", { type: "button", disabled: S.busy, onclick: () => ((S.confirmResign = false), act(resign, { retry: true })) }, "Resign"),
+          h("button#cancel-resign", { type: "button", onclick: cancelResign }, "Keep playing"),
+        ),
+      );
+    }
+    return items.length ? h("div.matchbar#matchbar", {}, items) : null;
+  }
+
+  function askResign() {
+    S.confirmResign = true;
+    render();
+    el.querySelector("#cancel-resign")?.focus();
+  }
+
+  function cancelResign() {
+    S.confirmResign = false;
+    render();
+  }
+
+  function clockElement(v, names) {
+    const left = Date.parse(v.deadline) - serverNow();
+    const mine = v.turn === v.seat && !hotseat;
+    const out = left <= 0;
+    const claim = v.legal_actions.find((a) => a.type === "claim_timeout");
+    const other = names[1 - v.turn];
+    let who;
+    if (!out) who = mine ? "Your time " : `${names[v.turn]}'s time `;
+    else if (mine) who = `Your time is up: play now, or ${other} may claim the match. `;
+    else who = `${names[v.turn]}'s time is up. `;
+    return h(
+      `div.clock${out ? ".out" : left < 10_000 ? ".low" : ""}${mine ? ".mine" : ""}#clock`,
+      { dataset: { seat: v.turn }, role: "timer" },
+      h("span.icon", { "aria-hidden": "true" }),
+      h("span#clock-who", {}, who),
+      h("b#clock-left", {}, remainingText(left)),
+      claim ? h("button.primary#claim", { type: "button", disabled: S.busy, onclick: () => act(claim, { retry: true }) }, "Claim the match") : null,
+    );
+  }
+
+  // Every second: the countdown, without drawing the table again, until it reaches zero.
+  function tick() {
+    const v = S.view;
+    if (!v || v.status !== "active" || !v.deadline) return;
+    const left = Date.parse(v.deadline) - serverNow();
+    const out = el.querySelector("#clock-left");
+    if (out) out.textContent = remainingText(left);
+    el.querySelector("#clock")?.classList.toggle("low", left > 0 && left < 10_000);
+    const key = `${v.version} ${v.deadline}`;
+    if (left <= 0 && S.expired !== key) {
+      S.expired = key;
+      S.claimTries = 0;
+      render();
+      clearTimeout(claimTimer);
+      claimTimer = setTimeout(claimCheck, 400);
+    }
+  }
+
+  // The other seat's time is up: the service lists the claim once it judges so (its own
+  // clock); ask a few times, a couple of seconds apart.
+  let claimTimer = null;
+  async function claimCheck() {
+    const v = S.view;
+    if (!v || v.status !== "active" || !v.deadline || hotseat || v.turn === v.seat) return;
+    if (Date.parse(v.deadline) > serverNow() || v.legal_actions.some((a) => a.type === "claim_timeout")) return;
+    if (S.claimTries++ >= 6) return;
+    await quietRefresh();
+    claimTimer = setTimeout(claimCheck, 2000);
+  }
+
+  // Every 3 seconds, for a match against a person on another device: a finished match
+  // asks whether the other player made the rematch (for 2 minutes, then every 15 s, for
+  // half an hour); a match being played refreshes the other player's presence every 9 s
+  // (moves never wait for this: they come through the stream).
+  let slowTicks = 0;
+  function background() {
+    slowTicks++;
+    const v = S.view;
+    if (!v || S.busy || document.hidden || !online(v)) return;
+    if (v.status === "finished") {
+      if (v.rematch || v.end_reason === "aborted") return;
+      const since = Date.now() - (S.finishedSeen ?? Date.now());
+      if (since < 120_000 || (since < 1_800_000 && slowTicks % 5 === 0)) quietRefresh();
+    } else if (v.status === "active" && slowTicks % 3 === 0) {
+      quietRefresh();
+    }
+  }
+
+  function visible() {
+    if (!document.hidden) quietRefresh();
   }
 
   function cover(v, names) {
@@ -197,7 +396,7 @@ export function mountTable(root, id) {
   function tableParts(v, names) {
     const me = v.seat;
     const opp = 1 - me;
-    const legal = v.legal_actions;
+    const legal = v.legal_actions.filter((a) => !ENDINGS.has(a.type)); // the plays only
     const find = (type, extra = {}) => legal.find((a) => a.type === type && Object.entries(extra).every(([k, x]) => a[k] === x));
     const myTurn = v.turn === me;
 
@@ -264,7 +463,7 @@ export function mountTable(root, id) {
 
   function handPanel(v, names, find) {
     const discarding = v.phase === "discard" && v.turn === v.seat;
-    const enders = new Map(v.legal_actions.filter((a) => a.type === "knock" || a.type === "gin").map((a) => [a.card, a]));
+    const enders = new Map(v.legal_actions.filter((a) => (a.type === "knock" || a.type === "gin") && a.card).map((a) => [a.card, a]));
     const sel = S.selected;
     const makeCard = (card) => {
       const c = cardElement(card, { button: true });
@@ -459,25 +658,151 @@ export function mountTable(root, id) {
   function resultPanel(v, names) {
     const hand = v.last_hand;
     const finished = v.status === "finished";
+    const reason = v.end_reason;
+    const byScore = !reason || reason === "score";
     const totals = h("p.totals", {}, "Score: ", v.seats.map((s, i) => `${s.name} ${v.scores[i]}`).join(" · "), finished ? "" : ` (to ${v.rules.target_score})`);
     const buttons = h("div.actions");
     const replay = hand ? h("a.button#replay-link", { href: `#/replay/${id}/${hand.hand}` }, "Replay this hand") : null;
+    let rematchNote = null;
     if (!finished) {
       buttons.append(...[h("button.primary#next-hand", { type: "button", onclick: () => dismissResult(hand.hand) }, "Next hand"), replay].filter(Boolean));
     } else {
-      buttons.append(
-        ...[replay, h("button#export", { type: "button", onclick: exportRecord }, "Export record"), h("a.button.primary", { href: "#/" }, "New match")].filter(Boolean),
-      );
+      const known = v.rematch && seatsOf(savedMatch(v.rematch)).length > 0;
+      const label = known ? "Go to the rematch" : v.rematch ? "Join the rematch" : "Rematch";
+      const rematchButton = h("button.primary#rematch", { type: "button", disabled: S.rematching, onclick: rematch }, label);
+      if (v.rematch && !known && online(v)) rematchNote = h("p.rematch-note#rematch-note", {}, `${names[1 - v.seat]} wants a rematch: the seats are swapped, so the other player starts.`);
+      buttons.append(...[rematchButton, replay, h("button#export", { type: "button", onclick: exportRecord }, "Export record"), h("a.button", { href: "#/" }, "New match")].filter(Boolean));
     }
-    const winner = finished && v.winner !== null ? h("h2.match-winner", {}, `${says(names[v.winner], "wins")} the match ${Math.max(...v.scores)}–${Math.min(...v.scores)}`) : null;
+    let ending = null;
+    if (finished && byScore && v.winner !== null) {
+      ending = h("h2.match-winner#end-reason", { dataset: { reason: "score" } }, `${says(names[v.winner], "wins")} the match ${Math.max(...v.scores)}–${Math.min(...v.scores)}`);
+    } else if (finished && !byScore) {
+      ending = h("h2.match-winner#end-reason", { dataset: { reason } }, endText(reason, v.winner, names));
+    }
+    // Resigned or timed out: the hand being played was not scored; the last one that was
+    // is shown while it is news to this player.
+    let handPart;
+    if (hand && (byScore || hand.hand > S.resultSeen)) handPart = resultElement(hand, names, v.rules);
+    else if (byScore) handPart = h("p", {}, "No hand was completed.");
+    else handPart = h("p.hint", {}, "The hand being played was not scored.");
     return h(
       "section.panel.result-panel#result",
-      {},
+      { dataset: { reason: reason || "" } },
       finished ? h("p.hint", {}, "Match over") : null,
-      winner,
-      hand ? resultElement(hand, names, v.rules) : h("p", {}, "No hand was completed."),
+      ending,
+      handPart,
       totals,
+      rematchNote,
       buttons,
+    );
+  }
+
+  // The same match again, seats swapped: the first seat to ask makes it, the other joins
+  // it; each gets its seat token in the rematch when it first asks.
+  async function rematch() {
+    const v = S.view;
+    if (v.rematch && seatsOf(savedMatch(v.rematch)).length) {
+      location.hash = `#/play/${v.rematch}`;
+      return;
+    }
+    S.rematching = true;
+    render();
+    try {
+      const tokens = {};
+      let next = null;
+      for (const seat of mySeats) {
+        const { body } = await api.rematch(id, token(seat));
+        next = body.id;
+        if (body.token) tokens[body.seat] = body.token;
+      }
+      const known = savedMatch(next);
+      if (!Object.keys(tokens).length && !seatsOf(known).length) {
+        throw new Error("This browser asked for the rematch before, but no longer holds its seat token.");
+      }
+      saveMatch(next, {
+        tokens: { ...(known?.tokens || {}), ...tokens },
+        mode: entry.mode || (hotseat ? "hotseat" : "computer"),
+        rematchOf: id,
+        created: new Date().toISOString(),
+        resultSeen: 0,
+      });
+      location.hash = `#/play/${next}`;
+    } catch (err) {
+      toast(problemText(err), "error");
+      S.rematching = false;
+      render();
+    }
+  }
+
+  // --- waiting for the friend ----------------------------------------------------------
+
+  function waitingPanel(v, names) {
+    const invite = entry.invite;
+    const abort = v.legal_actions.find((a) => a.type === "abort");
+    let link;
+    if (invite) {
+      const input = h("input#invite-url", { type: "text", readonly: true, value: invite.url, "aria-label": "Invite link", onfocus: (e) => e.target.select() });
+      const copy = h("button.primary#copy", { type: "button", onclick: () => copyLink(input) }, "Copy");
+      const share = navigator.share ? h("button#share", { type: "button", onclick: () => shareLink(invite.url, names[v.seat]) }, "Share") : null;
+      link = h(
+        "div.invite",
+        {},
+        h("label", { for: "invite-url" }, "Send this link to your friend:"),
+        h("div.invite-row", {}, input, h("div.invite-buttons", {}, copy, share)),
+      );
+    } else {
+      link = h("p#no-invite", {}, "The invite link was shown when the match was made and is not kept in this browser.", entry.public ? " The match is listed in the lobby." : "");
+    }
+    return h(
+      "section.panel.waiting-panel#waiting-panel",
+      {},
+      h("h1", {}, "Play a friend"),
+      h("p.hint", {}, `${v.rules.preset} · ${matchLength(v.rules)} · ${clockText(v.rules.turn_seconds)}${entry.public ? " · listed in the lobby" : ""}`),
+      link,
+      h("p.waiting#waiting", { role: "status" }, h("span.spinner", { "aria-hidden": "true" }), "Waiting for your friend…"),
+      h("p.hint", {}, "The table opens by itself when they join. You may leave this page: the match stays in the Continue list of the new-match page."),
+      h("div.actions", {}, abort ? h("button#cancel", { type: "button", disabled: S.busy, onclick: () => act(abort, { retry: true }) }, "Cancel the match") : null),
+    );
+  }
+
+  async function copyLink(input) {
+    let copied = false;
+    if (navigator.clipboard && window.isSecureContext) {
+      try {
+        await navigator.clipboard.writeText(input.value);
+        copied = true;
+      } catch {
+        // refused (no permission): select it instead
+      }
+    }
+    if (!copied) {
+      input.focus();
+      input.select();
+      input.setSelectionRange(0, input.value.length);
+      try {
+        copied = document.execCommand("copy");
+      } catch {
+        copied = false;
+      }
+    }
+    toast(copied ? "Link copied: send it to your friend." : "The link is selected: copy it (Ctrl+C, or a long press).");
+  }
+
+  async function shareLink(url, name) {
+    try {
+      await navigator.share({ title: "Gin Rummy", text: `${name} invites you to a game of Gin Rummy`, url });
+    } catch (err) {
+      if (err && err.name !== "AbortError") toast("Could not share the link: copy it instead.", "error");
+    }
+  }
+
+  function abortedPanel() {
+    return h(
+      "section.panel#aborted",
+      {},
+      h("h1", {}, "Match called off"),
+      h("p", {}, endText("aborted")),
+      h("div.actions", {}, h("a.button.primary", { href: "#/" }, "New match"), h("a.button", { href: "#/lobby" }, "Lobby")),
     );
   }
 
@@ -501,10 +826,14 @@ export function mountTable(root, id) {
 
   let stopStream = () => {};
   render();
+  const ticker = setInterval(tick, 1000);
+  const slow = setInterval(background, 3000);
+  document.addEventListener("visibilitychange", visible);
   load(viewSeat())
     .then(() => {
       render();
-      if (S.view.status === "active") stopStream = followStream(id, token(mySeats[0]), S.view.version, onStreamEvent);
+      // Also while waiting for the friend: seat_joined and the deal arrive on the stream.
+      if (S.view.status !== "finished") stopStream = followStream(id, token(mySeats[0]), S.view.version, onStreamEvent);
     })
     .catch((err) => {
       el.replaceChildren(
@@ -515,6 +844,10 @@ export function mountTable(root, id) {
   return () => {
     stopStream();
     clearTimeout(pendingRefresh);
+    clearTimeout(claimTimer);
+    clearInterval(ticker);
+    clearInterval(slow);
     document.removeEventListener("keydown", tableKeys);
+    document.removeEventListener("visibilitychange", visible);
   };
 }

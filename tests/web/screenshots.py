@@ -4,7 +4,9 @@
 
 Plays against the computer through the page (as the browser tests do) until the hand
 shows a knock to make, then photographs the table, the hand result and the replay
-viewer, at a desktop width and at a phone width.  ``--database-url`` is a server's
+viewer; then two people on two devices: the invite page, the lobby, the join page and
+the table of a match played online under a clock -- each at a desktop width and at a
+phone width.  ``--database-url`` is a server's
 admin URL (a scratch database is created and dropped); without it an embedded server
 is started.
 """
@@ -20,7 +22,7 @@ from service.store.database import temporary_server
 from service.store.migrate import scratch_database
 
 from .conftest import make_app
-from .support import Client, chromium, serving
+from .support import Client, api, chromium, serving
 
 OUT = Path(__file__).parents[2] / "service" / "web" / "screenshots"
 SIZES = {"desktop": {"width": 1000, "height": 820}, "phone": {"width": 390, "height": 844}}
@@ -76,6 +78,48 @@ def shoot(browser, base: str, out: Path, size: str) -> None:
     context.close()
 
 
+def seed_lobby(base: str) -> None:
+    """Two other players waiting in the lobby."""
+    for name, seconds in (("Mia", None), ("Leo", 259200)):
+        body = {"rules": {"preset": "upcard-offer", "turn_seconds": seconds}, "seats": [{"name": name}, {"kind": "open"}], "public": True}
+        api(base, "POST", "/matches", body)
+
+
+def shoot_online(browser, base: str, out: Path, size: str) -> None:
+    """Ann invites a friend (30 seconds per turn, listed in the lobby); Bob finds the
+    match in the lobby, joins; Ann plays her turn; Bob's table shows his clock running."""
+    contexts = [browser.new_context(viewport=SIZES[size], device_scale_factor=1) for _ in range(2)]
+    ann, bob = (Client(c.new_page(), base) for c in contexts)
+    match_id = ann.new_match(preset="classic", single=False, opponent="friend", names=("Ann",), clock="30", public=True)
+    ann.page.mouse.move(0, 0)
+    ann.page.screenshot(path=str(out / f"invite-{size}.png"), full_page=True)
+
+    bob.open("#/lobby")
+    bob.page.locator(f'#lobby-list li[data-id="{match_id}"]').wait_for()
+    bob.page.fill("#lobby-name", "Bob")
+    bob.page.screenshot(path=str(out / f"lobby-{size}.png"), full_page=True)
+    bob.page.goto(ann.page.input_value("#invite-url"))
+    bob.page.fill("#join-name", "Bob")
+    bob.page.screenshot(path=str(out / f"join-{size}.png"), full_page=True)
+    bob.page.click("#join")
+    bob.page.wait_for_selector("#hand .card")
+    ann.page.wait_for_selector("#hand .card")
+    # At a person's pace: the service keeps its answer to who follows a match 2 s.
+    ann.page.wait_for_timeout(2_500)
+    while ann.my_turn():
+        ann.play_turn()
+    bob.wait_for_version(ann.version())
+    bob.page.wait_for_selector("#presence[data-connected=true]")
+    bob.page.click("#stock")
+    bob.page.wait_for_selector("#table[data-phase=discard]:not(.busy)")
+    bob.page.mouse.move(0, 0)
+    bob.page.evaluate("document.getElementById('toast').hidden = true")
+    bob.page.screenshot(path=str(out / f"online-{size}.png"), full_page=True)
+    assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
+    for context in contexts:
+        context.close()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
@@ -83,8 +127,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with database(args.database_url) as store, serving(make_app(store)) as base, chromium() as browser:
+        seed_lobby(base)
         for size in SIZES:
             shoot(browser, base, args.out, size)
+            shoot_online(browser, base, args.out, size)
     for path in sorted(args.out.glob("*.png")):
         print(path)
     return 0

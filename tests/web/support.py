@@ -79,6 +79,20 @@ def operator_view(base: str, match_id: str, seat: int = 0) -> dict:
         return json.load(response)
 
 
+def api(base: str, method: str, path: str, body=None, token: str | None = None) -> dict:
+    """One API call from the test itself (not through a page); answers the JSON body."""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(f"{base}{path}", data=data, headers=headers, method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
 class Client:
     """One browser page on the reference client, and the moves a test makes with it."""
 
@@ -94,8 +108,18 @@ class Client:
         self.page.goto(f"{self.base}/{route}")
 
     def new_match(
-        self, *, preset="classic", single=True, opponent="computer", level="easy", names=("Ann", "Bob")
+        self,
+        *,
+        preset="classic",
+        single=True,
+        opponent="computer",
+        level="easy",
+        names=("Ann", "Bob"),
+        clock="none",
+        public=False,
     ) -> str:
+        """A new match through the form; ``opponent="friend"`` ends on the invite page
+        (``clock``: "none", "30" or "259200"; ``public``: listed in the lobby)."""
         page = self.page
         self.open()
         page.wait_for_selector("#preset option", state="attached")
@@ -105,9 +129,13 @@ class Client:
         if opponent == "computer":
             page.select_option("#level", level)
         page.fill("#name1", names[0])
-        page.fill("#name2", names[1])
+        if opponent == "friend":
+            page.select_option("#clock", clock)
+            page.set_checked("#public", public)
+        else:
+            page.fill("#name2", names[1])
         page.click("#start")
-        page.wait_for_selector("#hand, #cover, #result")
+        page.wait_for_selector("#waiting" if opponent == "friend" else "#hand, #cover, #result")
         return self.match_id
 
     @property
@@ -128,6 +156,22 @@ class Client:
         """Every card face anywhere on the page."""
         return set(self.page.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
 
+    def version(self) -> int:
+        return int(self.page.get_attribute("#table", "data-version"))
+
+    def my_turn(self) -> bool:
+        """Whether this page's seat is to act (its own view: data-seat, data-turn)."""
+        table = self.page.locator("#table")
+        return table.get_attribute("data-turn") == table.get_attribute("data-seat") and not self.page.locator("#result").count()
+
+    def wait_for_version(self, version: int, timeout: float = 20_000) -> None:
+        """Until the page shows the match at ``version`` or later (through its stream)."""
+        self.page.wait_for_function(
+            "v => { const t = document.querySelector('#table'); return t && Number(t.dataset.version) >= v; }",
+            arg=version,
+            timeout=timeout,
+        )
+
     def wait_for_change(self, version: str | None) -> None:
         self.page.wait_for_function(
             """(v) => document.querySelector('#result') || document.querySelector('#cover')
@@ -135,6 +179,24 @@ class Client:
                        && !document.querySelector('#table').classList.contains('busy'))""",
             arg=version,
         )
+
+    def keep_seat(self, match_id: str, tokens: dict, **entry) -> None:
+        """Give this browser seat tokens of a match made through the API, as the page
+        keeps those it makes itself (saved.js)."""
+        if not self.page.url.startswith(self.base):
+            self.open("#/history")
+        self.page.evaluate(
+            """([id, entry]) => {
+                const all = JSON.parse(localStorage.getItem("gin-rummy.matches") || "{}");
+                all[id] = { created: new Date().toISOString(), resultSeen: 0, ...entry };
+                localStorage.setItem("gin-rummy.matches", JSON.stringify(all));
+            }""",
+            [match_id, {"tokens": {str(k): v for k, v in tokens.items()}, **entry}],
+        )
+
+    def overflow(self) -> int:
+        """How many pixels the page is wider than its viewport (0: it fits)."""
+        return self.page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
 
     # --- moves ---------------------------------------------------------------------------
 
