@@ -83,9 +83,13 @@ def db_purge_idempotency(args: argparse.Namespace) -> int:
 
 
 def projections_rebuild(args: argparse.Namespace) -> int:
+    from service import ratings
+
     with connect(database_url(), max_size=1) as pool:
-        count = EventStore(pool).rebuild_projections()
-    print(f"rebuilt the read models of {count} matches")
+        store = EventStore(pool)
+        count = store.rebuild_projections()
+        rated = ratings.rebuild(store)
+    print(f"rebuilt the read models of {count} matches and the ratings of {rated} rated matches")
     return 0
 
 

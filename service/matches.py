@@ -36,13 +36,13 @@ from typing import Any
 
 import psycopg
 
-from service import bots
+from service import bots, ratings
 from service.serving import off_loop
 from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED, WAITING
 from service.engine.simulate import deal_command
 from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
-from service.store import online
+from service.store import online, players
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
 
 #: The computer's levels whose decisions run off the event loop (service.serving).
@@ -138,7 +138,8 @@ def match_of_token(token: str) -> uuid.UUID | None:
 def public_seats(state: State) -> list[dict]:
     """Seats as clients see them: no seeds, no tokens (an open seat has no name yet)."""
     return [
-        {"seat": i, "name": s.get("name"), "kind": s["kind"], "level": s.get("level")} for i, s in enumerate(state.seats)
+        {"seat": i, "name": s.get("name"), "kind": s["kind"], "level": s.get("level"), "player": s.get("player")}
+        for i, s in enumerate(state.seats)
     ]
 
 
@@ -237,9 +238,11 @@ class MatchService:
         state, more = self.autoplay(match_id, state, [], moves=moves)
         events += more
         invite = secrets.token_urlsafe(24) if state.phase == WAITING else None  # 192 random bits
+        held = {i: seat["player"] for i, seat in enumerate(state.seats) if "player" in seat}
         with self.store.transaction() as conn:
             self.store.append(match_id, 0, events, actor="system", state=state, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+            players.bind_seats(conn, match_id, held)
             if invite is not None:
                 online.save_invite(conn, match_id, invite_hash(invite), public)
             if then is not None:
@@ -249,8 +252,9 @@ class MatchService:
 
     # --- joining ----------------------------------------------------------------
 
-    def join(self, match_id: uuid.UUID, code: str | None, name: str) -> Joined:
-        """Take an open seat: with the invite code, or without one in a public match.
+    def join(self, match_id: uuid.UUID, code: str | None, name: str, player: uuid.UUID | None = None) -> Joined:
+        """Take an open seat (for ``player``, when a player joins): with the invite code,
+        or without one in a public match.
         Raises InviteRefused, MatchNotFound, or the engine's IllegalMoveError
         (``seat_taken``) when every seat is taken, also when another player took the
         last one a moment before."""
@@ -260,12 +264,15 @@ class MatchService:
                 invite = online.find_invite(conn, match_id)
             if invite is None or state.phase != WAITING:
                 raise IllegalMoveError("seat_taken", "no seat of this match is open")
-            if not invite.public:
-                if not code:
-                    raise InviteRefused("invite_required", "this match is joined with its invite code")
-                if not hmac.compare_digest(invite_hash(code), invite.code_hash):
-                    raise InviteRefused("invalid_invite", "this is not the match's invite code")
-            events = decide(state, {"type": "join", "name": name, "at": self.stamp(state)})
+            if not invite.public and not code:
+                raise InviteRefused("invite_required", "this match is joined with its invite code")
+            # A public match needs no code, but a code given is checked all the same.
+            if code and not hmac.compare_digest(invite_hash(code), invite.code_hash):
+                raise InviteRefused("invalid_invite", "this is not the match's invite code")
+            command = {"type": "join", "name": name, "at": self.stamp(state)}
+            if player is not None:
+                command["player"] = str(player)
+            events = decide(state, command)
             seat = events[0].data["seat"]
             after = fold(events, state)
             moves: list[str] = []
@@ -276,6 +283,8 @@ class MatchService:
                 with self.store.transaction() as conn:
                     stored = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
                     save_seat_tokens(conn, match_id, {seat: hash_token(token)})
+                    if player is not None:
+                        players.bind_seats(conn, match_id, {seat: str(player)})
             except ConcurrencyError:
                 if attempt == 2:
                     raise
@@ -369,6 +378,10 @@ class MatchService:
             match_id, state.version, events, actor=f"seat:{seat}", state=after, idempotency=idempotency, conn=conn
         )
         self._report(moves, command["type"])
+        if after.phase == MATCH_OVER:
+            # The match ended: fold it into the ratings now (autocommit: it is stored).
+            # Readers of ratings catch up too, so a failure here loses nothing.
+            ratings.catch_up_quietly(self.store)
         return after, stored
 
     def autoplay(
@@ -439,7 +452,8 @@ class _Linked(Exception):
 
 
 def _seat_spec(seat: dict) -> dict:
-    """A seat of a finished match as a seat of its rematch (a computer gets a new seed)."""
+    """A seat of a finished match as a seat of its rematch (a computer gets a new seed;
+    a player keeps their seat)."""
     if seat["kind"] == "computer":
         return {"kind": "computer", "level": seat["level"], "name": seat["name"]}
-    return {"kind": "human", "name": seat["name"]}
+    return {key: seat[key] for key in ("kind", "name", "player") if key in seat}

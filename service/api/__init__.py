@@ -46,6 +46,16 @@ Configuration (keys of ``config``, or environment variables where named):
   it as a bearer token.  Unset: ``/metrics`` is open (keep it off the public network, e.g.
   by nginx).  With several workers, ``PROMETHEUS_MULTIPROC_DIR`` makes ``/metrics`` sum
   over them (``service.api.metrics``).
+- Sign-in by the front end's own identity provider (``service.players``):
+  ``JWT_ISSUER`` (env ``GIN_RUMMY_JWT_ISSUER``), ``JWT_AUDIENCE``
+  (``GIN_RUMMY_JWT_AUDIENCE``) and its keys, ``JWT_JWKS_URL``
+  (``GIN_RUMMY_JWT_JWKS_URL``) or ``JWT_JWKS_FILE`` (``GIN_RUMMY_JWT_JWKS_FILE``);
+  ``JWT_NAME_CLAIM`` (``GIN_RUMMY_JWT_NAME_CLAIM``, default ``name``): the claim a new
+  player's name is taken from; ``JWT_LEEWAY_SECONDS`` (``GIN_RUMMY_JWT_LEEWAY_SECONDS``,
+  default 30): the clock skew allowed on ``exp`` and ``nbf``.  Keys fetched from the URL
+  are kept 5 minutes; a token naming a key id not among them fetches them again, at most
+  once per ``JWT_JWKS_COOLDOWN_SECONDS`` (``GIN_RUMMY_JWT_JWKS_COOLDOWN_SECONDS``, 30).
+  Unset issuer: JWTs are not accepted (guests and seat tokens still are).
 - ``IDEMPOTENCY_PURGE_SECONDS`` (default 3600): how often a service that connected on
   its own (not given a ``STORE``) deletes the answers to Idempotency-Keys older than 24
   hours (``service.store.idempotency``); 0: never (then run
@@ -63,6 +73,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.live import LiveHub, Presence, StreamLimits
 from service.matches import MatchService
+from service.players import JwtVerifier
 from service.store import EventStore, connect
 from service.store.database import Probe
 from service.store.idempotency import purge_periodically
@@ -116,6 +127,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
         IDEMPOTENCY_PURGE_SECONDS=3600,
+        JWT_ISSUER=os.environ.get("GIN_RUMMY_JWT_ISSUER") or None,
+        JWT_AUDIENCE=os.environ.get("GIN_RUMMY_JWT_AUDIENCE") or None,
+        JWT_JWKS_URL=os.environ.get("GIN_RUMMY_JWT_JWKS_URL") or None,
+        JWT_JWKS_FILE=os.environ.get("GIN_RUMMY_JWT_JWKS_FILE") or None,
+        JWT_NAME_CLAIM=os.environ.get("GIN_RUMMY_JWT_NAME_CLAIM") or "name",
+        JWT_LEEWAY_SECONDS=float(os.environ.get("GIN_RUMMY_JWT_LEEWAY_SECONDS") or 30),
+        JWT_JWKS_COOLDOWN_SECONDS=float(os.environ.get("GIN_RUMMY_JWT_JWKS_COOLDOWN_SECONDS") or 30),
     )
     app.config.update(config or {})
     store = reader = app.config.get("STORE")
@@ -141,6 +159,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     presence = Presence(cache_seconds=float(app.config.get("PRESENCE_CACHE_SECONDS", 2.0)))
     app.extensions["gin_rummy"] = Services(store, matches, hub, probe, presence, owned)
     app.extensions["gin_rummy_known_tokens"] = KnownTokens()
+    app.extensions["gin_rummy_jwt"] = _jwt_verifier(app.config)
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])
     if proxies > 0:
@@ -151,16 +170,30 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Order matters: a refused request (429) must already have its id and its clock.
     register_request_logs(app)  # and the request metrics
     register_rate_limits(app, on_limited=metrics.rate_limited)
-    from . import matches, meta, records, web
+    from . import matches, meta, players, records, web
 
     app.extensions["gin_rummy_views"] = matches.ViewMemo()
 
     app.register_blueprint(meta.bp)
     app.register_blueprint(metrics.bp)
     app.register_blueprint(matches.bp)
+    app.register_blueprint(players.bp)
     app.register_blueprint(records.bp)
     app.register_blueprint(web.bp)
     return app
+
+
+def _jwt_verifier(config) -> JwtVerifier | None:
+    if not config.get("JWT_ISSUER"):
+        return None
+    if not config.get("JWT_AUDIENCE"):
+        raise ValueError("GIN_RUMMY_JWT_ISSUER is set: set GIN_RUMMY_JWT_AUDIENCE too (the audience its tokens name)")
+    return JwtVerifier(
+        config["JWT_ISSUER"], config["JWT_AUDIENCE"], jwks_url=config.get("JWT_JWKS_URL"),
+        jwks_file=config.get("JWT_JWKS_FILE"), name_claim=config.get("JWT_NAME_CLAIM") or "name",
+        leeway=float(config.get("JWT_LEEWAY_SECONDS", 30)),
+        refetch_cooldown=float(config.get("JWT_JWKS_COOLDOWN_SECONDS", 30)),
+    )
 
 
 def _count_limit(value, name: str) -> int | None:

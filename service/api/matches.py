@@ -12,6 +12,7 @@ from collections import OrderedDict
 from datetime import timedelta
 
 import orjson
+import psycopg
 
 from flask import Blueprint, Response, current_app, request, url_for
 
@@ -22,10 +23,11 @@ from service.serving import on_hangup
 from service.engine.game import MATCH_OVER, deadline
 from service.matches import InviteRefused, NoRematch, StaleVersion, public_seats, view_for
 from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record, online
+from service.store import players as store_players
 
 from . import metrics
 from . import schemas as s
-from .auth import Caller, caller_for_match, identify
+from .auth import Caller, caller_for_match, identify, optional_player
 from .docs import operation
 from .errors import Problem
 
@@ -156,7 +158,7 @@ def parse_if_match(value: str | None) -> int | None:
     raw = value.strip()
     if raw.startswith("W/"):
         raw = raw[2:]
-    raw = raw.strip('"')
+    raw = raw.strip('"').split(".", 1)[0]  # a view's ETag may add a variant after the version
     if not is_number(raw):
         raise Problem(400, "invalid_if_match", f'If-Match must be a version ETag such as "12", got {value!r}')
     return int(raw)
@@ -191,16 +193,24 @@ def event_json(stored, seat: int | None) -> dict:
     )
 
 
-def view_context(conn, state, mid: uuid.UUID) -> dict:
+def view_context(conn, state, mid: uuid.UUID, *, stored: bool = False) -> dict:
     """What a view needs beside the state: the time (a timeout claim is listed once the
     deadline has passed), who follows the match live (between two people), and the
-    rematch of a finished match."""
+    rematch of a finished match.
+
+    ``stored``: the answer to a write already committed.  Then a database failure here
+    leaves those two out (null) rather than answer 503 for a move that was made."""
     services = _services()
     context = {"now": services.matches.clock()}
-    if state.phase == MATCH_OVER:
-        context["rematch"] = online.rematch_of(conn, mid)
-    elif len(state.seats) == 2 and all(seat["kind"] != "computer" for seat in state.seats):
-        context["connected"] = services.presence.seats(conn, mid)
+    try:
+        if state.phase == MATCH_OVER:
+            context["rematch"] = online.rematch_of(conn, mid)
+        elif len(state.seats) == 2 and all(seat["kind"] != "computer" for seat in state.seats):
+            context["connected"] = services.presence.seats(conn, mid)
+    except psycopg.OperationalError:
+        if not stored:
+            raise
+        context = {"now": context["now"], "degraded": True}
     return context
 
 
@@ -253,6 +263,11 @@ def create_match():
         raise Problem(
             422, "invalid_request", "at least one seat must be human", errors={"seats": ["at least one human seat"]}
         )
+    if request.headers.get("Authorization"):  # a player creates it: they take its first person's seat
+        with _services().store.connection() as conn:
+            player = optional_player(conn)
+            if player is not None:
+                spec = _seat_the_player(conn, spec, player)
     created = _services().matches.create(spec, public=public)
     state = created.state
     first_human = min(created.tokens)
@@ -278,6 +293,18 @@ def create_match():
     )
 
 
+def _seat_the_player(conn, spec: dict, player_id: uuid.UUID) -> dict:
+    """The match body with the calling player on its first person's seat (named after the
+    player unless the seat has a name)."""
+    seats = [dict(seat) for seat in spec.get("seats") or [{"kind": "human"}, {"kind": "computer", "level": "medium"}]]
+    first = next((i for i, seat in enumerate(seats) if seat.get("kind", "human") == "human"), None)
+    if first is None:
+        raise Problem(422, "no_seat_for_player", "a player's match needs a person's seat (kind human) for the player")
+    seats[first]["player"] = str(player_id)
+    seats[first].setdefault("name", store_players.get_player(conn, player_id).name)
+    return {**spec, "seats": seats}
+
+
 @bp.post("/matches/<match_id>/join")
 @operation(
     summary="Take the open seat of a match",
@@ -295,8 +322,13 @@ def create_match():
 def join(match_id: str):
     mid = parse_match_id(match_id)
     body = json_body(s.JoinSchema)
+    with _services().store.connection() as conn:
+        player = optional_player(conn)
+        name = body.get("name") or (store_players.get_player(conn, player).name if player else None)
+    if name is None:
+        raise Problem(422, "invalid_request", "say the name to play under", errors={"name": ["required without a player token"]})
     try:
-        joined = _services().matches.join(mid, body.get("code"), body["name"])
+        joined = _services().matches.join(mid, body.get("code"), name, player)
     except MatchNotFound:
         raise match_not_found(mid) from None
     except InviteRefused as exc:
@@ -306,8 +338,11 @@ def join(match_id: str):
             raise
         raise Problem(409, "seat_taken", str(exc)) from None
     caller = Caller("seat", mid, joined.seat)
-    with _services().store.connection() as conn:
-        context = view_context(conn, joined.state, mid)
+    try:
+        with _services().store.connection() as conn:
+            context = view_context(conn, joined.state, mid, stored=True)
+    except psycopg.OperationalError:  # no connection at all: the seat is taken all the same
+        context = {"now": _services().matches.clock()}
     body = {
         "match_id": str(mid),
         "seat": joined.seat,
@@ -395,10 +430,13 @@ LOBBY_MAX_AGE = timedelta(hours=1)
     summary="The caller's view of a match",
     tags=["matches"],
     query=s.ViewQuerySchema,
-    responses={200: s.SeatViewSchema, 304: "Not modified (If-None-Match matched the version)", **PROBLEMS},
+    responses={200: s.SeatViewSchema, 304: "Not modified (If-None-Match matched the view's ETag)", **PROBLEMS},
     description=(
         "A seat sees its own view with its legal actions. The operator sees seat 0's view "
-        "(or `?seat=1`) plus a `hidden` object with both hands and the stock."
+        "(or `?seat=1`) plus a `hidden` object with both hands and the stock. The ETag is the version, "
+        "followed after a dot by what changes the view without a move (`t`: a timeout may be claimed; `c`: "
+        "the opponent follows the match live; `r` and an id: the rematch), e.g. `\"12.c\"`; If-None-Match "
+        "with it answers 304 while the view is the same, and If-Match on an action accepts either form."
     ),
 )
 def get_match(match_id: str):
@@ -407,11 +445,27 @@ def get_match(match_id: str):
         caller = caller_for_match(conn, mid)
         state = load_state(conn, mid)
         context = view_context(conn, state, mid)
-    if request.headers.get("If-None-Match") == etag(state.version):
-        response = Response(status=304)
-        response.headers["ETag"] = etag(state.version)
-        return response
-    return with_etag(encoded_view(state, caller, mid, context), state.version)
+    tag = view_etag(state, caller, context)
+    cache = {"ETag": tag, "Cache-Control": "private, no-cache"}  # a hand is never kept by a shared cache
+    if request.headers.get("If-None-Match") == tag:
+        return Response(status=304, headers=cache)
+    return with_etag(encoded_view(state, caller, mid, context), state.version, headers=cache)
+
+
+def view_etag(state, caller: Caller, context: dict) -> str:
+    """A view's ETag: its version, then what else changes the view without a move, after
+    a dot -- ``t`` once a timeout may be claimed, ``c`` while the opponent follows the
+    match live, ``r`` and the rematch's id once there is one.  (``"12"``, ``"12.tc"``.)"""
+    variant = ""
+    due = deadline(state)
+    if due is not None and context["now"] >= due:
+        variant += "t"
+    connected = context.get("connected")
+    if connected is not None and caller.seat is not None and 1 - caller.seat in connected:
+        variant += "c"
+    if context.get("rematch") is not None:
+        variant += f"r{context['rematch'].hex}"
+    return f'"{state.version}.{variant}"' if variant else etag(state.version)
 
 
 class ViewMemo:
@@ -442,7 +496,7 @@ def encoded_view(state, caller: Caller, mid: uuid.UUID, context: dict) -> bytes:
     """The caller's view as JSON (a seat's from the memo when it is there: the key holds
     what else the view depends on -- whether a timeout may be claimed, whether the
     opponent is connected, the rematch)."""
-    if caller.is_operator:
+    if caller.is_operator or context.pop("degraded", False):  # (a degraded view is not kept)
         return dumps(view_json(state, caller, mid, context))
     memo: ViewMemo = current_app.extensions["gin_rummy_views"]
     due = deadline(state)
@@ -605,7 +659,7 @@ def _bound_socket(sock, config) -> None:
     tags=["matches"],
     query=s.MatchListQuerySchema,
     responses={200: s.MatchListSchema, 401: s.ProblemSchema, 422: s.ProblemSchema},
-    description="The operator sees every match, newest first; a seat token sees its own match.",
+    description="The operator sees every match, newest first; a seat token sees its own match; a player the matches it holds a seat in.",
 )
 def list_matches():
     args = query_args(s.MatchListQuerySchema)
@@ -615,6 +669,9 @@ def list_matches():
         caller = identify(conn)
         if caller.is_operator:
             rows = store.summaries(status=args.get("status"), limit=args["limit"] + 1, offset=offset, conn=conn)
+        elif caller.role == "player":
+            held = store_players.matches_of(conn, caller.player_id, status=args.get("status"), limit=args["limit"] + 1, offset=offset)
+            rows = [store.summary(m.match_id, conn=conn) for m in held]
         else:
             row = store.summary(caller.match_id, conn=conn)
             rows = [row] if offset == 0 and args.get("status") in (None, row.status) else []
@@ -637,7 +694,7 @@ def _summary_json(row) -> dict:
     data = row.to_json()
     data["id"] = data.pop("match_id")
     data["seats"] = [
-        {"seat": i, "name": seat.get("name"), "kind": seat.get("kind"), "level": seat.get("level")}
+        {"seat": i, "name": seat.get("name"), "kind": seat.get("kind"), "level": seat.get("level"), "player": seat.get("player")}
         for i, seat in enumerate(data["seats"])
     ]
     return s.shared(s.MatchSummarySchema).dump(data)
@@ -716,7 +773,7 @@ def act(match_id: str):
 
 def action_answer(state, events, caller: Caller, mid: uuid.UUID, conn) -> bytes:
     """An action's answer, as JSON: the caller's view after it, and every event it caused."""
-    view = encoded_view(state, caller, mid, view_context(conn, state, mid))
+    view = encoded_view(state, caller, mid, view_context(conn, state, mid, stored=True))
     return b'{"view":%s,"events":%s}' % (view, dumps([event_json(e, caller.seat) for e in events]))
 
 

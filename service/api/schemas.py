@@ -7,6 +7,7 @@ import functools
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from service.engine import PRESETS
+from service.engine.game import name_problem
 from service.engine.rules import RANGES
 
 CARD = validate.Regexp(r"^[A23456789TJQK][CDHS]$", error="not a card code: rank A23456789TJQK + suit CDHS, e.g. TD")
@@ -31,6 +32,19 @@ def Card(**kwargs):  # noqa: N802 - a field factory reads like a field class
 
 def Cards(**kwargs):  # noqa: N802
     return fields.List(Card(), **kwargs)
+
+
+class Name(fields.String):
+    """A person's name: the spaces around it are dropped; then 1 to 40 characters, with
+    no control or formatting characters (which would let a name rewrite a terminal or
+    reorder the text around it)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        problem = name_problem(text)
+        if problem is not None:
+            raise ValidationError(problem)
+        return text
 
 
 class StrictBool(fields.Boolean):
@@ -73,7 +87,7 @@ RulesSpecSchema = Base.from_dict(
 
 
 class SeatSpecSchema(Base):
-    name = fields.String(validate=validate.Length(1, 40), metadata={"example": "Ann"})
+    name = Name(metadata={"example": "Ann"})
     kind = fields.String(
         load_default="human", validate=validate.OneOf(["human", "computer", "open"]),
         metadata={"description": "open: a seat for a player on another device, who joins with the match's invite (POST /matches/{id}/join); an open seat has no name (the player gives it) and no level."},
@@ -111,7 +125,7 @@ class JoinSchema(Base):
         validate=validate.Length(1, 200),
         metadata={"description": "The invite code of the match (from the creator's invite); not needed for a public match."},
     )
-    name = fields.String(required=True, validate=validate.Length(1, 40), metadata={"example": "Bob"})
+    name = Name(metadata={"example": "Bob", "description": "The name to play under (default, for a player: the player's name)."})
 
 
 class LobbyQuerySchema(Base):
@@ -194,6 +208,9 @@ class SeatSchema(Schema):
     name = fields.String(required=True, allow_none=True, metadata={"description": "Null for an open seat."})
     kind = fields.String(required=True, validate=validate.OneOf(["human", "computer", "open"]))
     level = fields.String(allow_none=True, validate=validate.OneOf(LEVELS))
+    player = fields.String(
+        allow_none=True, metadata={"description": "The player holding the seat (see GET /players/{id}), if a player took it."}
+    )
 
 
 class CreatedSeatSchema(SeatSchema):
@@ -608,3 +625,76 @@ class AuditSchema(Schema):
     events = fields.Integer(required=True)
     hands = fields.List(fields.Nested(AuditHandSchema), required=True)
     problems = fields.List(fields.Nested(AuditProblemSchema), required=True)
+
+
+# --- players -------------------------------------------------------------------------
+
+
+class PlayerSpecSchema(Base):
+    name = Name(required=True, metadata={"example": "Ann"})
+
+
+class PlayerCreatedSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The player's id: public (seats and records name it)."})
+    name = fields.String(required=True)
+    token = fields.String(
+        required=True,
+        metadata={"description": "The player token (a bearer token): shown only this once; only its hash is kept. Keep it to play from any device."},
+    )
+
+
+class RatingSchema(Schema):
+    rating = fields.Float(required=True, metadata={"description": "Glicko-2 rating (1500 to start)."})
+    deviation = fields.Float(required=True, metadata={"description": "Its deviation (350 to start): how uncertain it is."})
+    matches = fields.Integer(required=True, metadata={"description": "Rated matches played."})
+    wins = fields.Integer(required=True)
+
+
+class PlayerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    signed_in = fields.Boolean(
+        required=True, metadata={"description": "Signed in by the front end's identity provider (else a guest)."}
+    )
+    created_at = fields.String(required=True)
+    rating = fields.Nested(RatingSchema, required=True)
+
+
+class ProfileSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    rating = fields.Float(required=True)
+    deviation = fields.Float(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "Rated matches played."})
+    wins = fields.Integer(required=True)
+
+
+class PlayerMatchSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    seat = fields.Integer(required=True, metadata={"description": "The player's seat."})
+    opponent = fields.Nested(SeatSchema, required=True)
+    turn = fields.Integer(allow_none=True, required=True, metadata={"description": "The seat to act, or null."})
+    your_turn = fields.Boolean(required=True, metadata={"description": "Whether the player is to act."})
+    deadline = fields.String(allow_none=True, required=True, metadata={"description": "Under a clock: when the seat to act runs out of time."})
+    scores = fields.List(fields.Integer(), required=True)
+    hand_number = fields.Integer(required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+    end_reason = fields.String(allow_none=True, required=True, validate=validate.OneOf(END_REASONS))
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+
+
+class PlayerMatchListSchema(Schema):
+    items = fields.List(fields.Nested(PlayerMatchSchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
+
+
+class LeaderboardEntrySchema(ProfileSchema):
+    rank = fields.Integer(required=True)
+
+
+class LeaderboardSchema(Schema):
+    items = fields.List(fields.Nested(LeaderboardEntrySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
+    min_matches = fields.Integer(required=True, metadata={"description": "Rated matches a player needs to be listed."})

@@ -38,6 +38,8 @@ the event that gave it the turn, and a timeout claim is judged by the claim's ow
 from __future__ import annotations
 
 import hashlib
+import unicodedata
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
@@ -204,7 +206,10 @@ def _on_match_started(s: State, d: dict) -> None:
 
 def _on_seat_joined(s: State, d: dict) -> None:
     seat = d["seat"]
-    s.seats = _with_seat(s.seats, seat, {"name": d["name"], "kind": "human"})
+    taken = {"name": d["name"], "kind": "human"}
+    if "player" in d:
+        taken["player"] = d["player"]
+    s.seats = _with_seat(s.seats, seat, taken)
     if not any(x["kind"] == "open" for x in s.seats):
         s.phase = AWAITING_DEAL
 
@@ -431,7 +436,10 @@ def _join(state: State, command: Mapping[str, Any]) -> list[Event]:
         raise CommandError(f"seat must be 0 or 1, got {seat!r}", "invalid_seat")
     if seat not in open_seats:
         raise IllegalMoveError("seat_taken", f"seat {seat} is taken")
-    return [Event("seat_joined", {"seat": seat, "name": name})]
+    joined = {"seat": seat, "name": name}
+    if command.get("player") is not None:
+        joined["player"] = _player(command["player"], "join")
+    return [Event("seat_joined", joined)]
 
 
 def _match_ends(state: State, reason: str, seat: int, winner: int | None, **extra) -> list[Event]:
@@ -513,15 +521,39 @@ def _stamped(state: State, command: Mapping[str, Any], events: list[Event]) -> l
 LEVELS = ("easy", "medium", "hard")
 #: Seeds stay exact as JSON numbers in every language (JavaScript: below 2**53).
 MAX_SEED = 2**53 - 1
-SEAT_FIELDS = {"name", "kind", "level", "seed"}
+SEAT_FIELDS = {"name", "kind", "level", "seed", "player"}
 #: The longest name of a seat.
 NAME_LENGTH = 40
 
 
-def _name(value: object, what: str) -> str:
+def name_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a name (None: it can).  A name is 1 to NAME_LENGTH
+    characters, without spaces around it and without control or format characters
+    (which would let a name rewrite a terminal or reorder the text around it)."""
     if not isinstance(value, str) or not 1 <= len(value) <= NAME_LENGTH:
-        raise CommandError(f"{what}: a name is 1 to {NAME_LENGTH} characters", "invalid_seats")
+        return f"a name is 1 to {NAME_LENGTH} characters"
+    if value != value.strip():
+        return "a name has no spaces before or after it"
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in value):
+        return "a name holds no control or formatting characters"
+    return None
+
+
+def _name(value: object, what: str) -> str:
+    problem = name_problem(value)
+    if problem is not None:
+        raise CommandError(f"{what}: {problem}", "invalid_name")
     return value
+
+
+def _player(value: object, what: str) -> str:
+    """A player id as recorded: a UUID in its canonical form."""
+    try:
+        if isinstance(value, str) and str(uuid.UUID(value)) == value:
+            return value
+    except ValueError:
+        pass
+    raise CommandError(f"{what}: a player is named by its id, a UUID", "invalid_seats")
 
 
 def _seat(index: int, spec: Mapping[str, Any]) -> dict:
@@ -543,7 +575,12 @@ def _seat(index: int, spec: Mapping[str, Any]) -> dict:
     if kind == "human":
         if "level" in spec or "seed" in spec:
             raise CommandError(f"seat {index}: only a computer seat has a level and a seed", "invalid_seats")
-        return {"name": name or f"Player {index + 1}", "kind": kind}
+        seat = {"name": name or f"Player {index + 1}", "kind": kind}
+        if "player" in spec:
+            seat["player"] = _player(spec["player"], f"seat {index}")
+        return seat
+    if "player" in spec:
+        raise CommandError(f"seat {index}: only a person's seat is held by a player", "invalid_seats")
     level = spec.get("level", "medium")
     if level not in LEVELS:
         raise CommandError(f"seat {index}: level must be one of {', '.join(LEVELS)}, got {level!r}", "invalid_seats")

@@ -42,9 +42,11 @@ def digest_of(events: Sequence[Mapping[str, Any]]) -> str:
 
 
 def record_seats(state: State) -> list[dict]:
-    """Seats as a record shows them: names, kinds, levels — never tokens."""
+    """Seats as a record shows them: names, kinds, levels, the player holding a seat (by
+    id) — never tokens."""
     return [
-        {"seat": i, "name": s.get("name"), "kind": s.get("kind"), "level": s.get("level")}
+        {"seat": i, "name": s.get("name"), "kind": s.get("kind"), "level": s.get("level"),
+         **({"player": s["player"]} if "player" in s else {})}
         for i, s in enumerate(state.seats)
     ]
 

@@ -46,7 +46,10 @@ def command_for(event: Mapping[str, Any], state: State) -> dict | None:
 def _command_for(event: Mapping[str, Any], state: State) -> dict | None:
     etype, data = event["type"], event["data"]
     if etype == "seat_joined":
-        return {"type": "join", "seat": data.get("seat"), "name": data.get("name")}
+        command = {"type": "join", "seat": data.get("seat"), "name": data.get("name")}
+        if "player" in data:
+            command["player"] = data["player"]
+        return command
     if etype == "match_ended" and data.get("reason") in ENDING_COMMANDS:
         return {"type": ENDING_COMMANDS[data["reason"]], "seat": data.get("seat")}
     if etype == "match_started":

@@ -24,6 +24,7 @@ from psycopg_pool import ConnectionPool
 
 from service.engine import Event, State, fold
 
+from . import players as _players
 from . import summaries as _summaries
 from .errors import ConcurrencyError, MatchNotFound
 from .events import COLUMNS, StoredEvent, current_data, stored_events
@@ -462,6 +463,10 @@ class EventStore:
             return _summaries.summaries(c, status=status, limit=limit, offset=offset, newest_first=newest_first)
 
     def rebuild_projections(self) -> int:
-        """Recreate the read models from the events alone; returns the number of summaries."""
+        """Recreate the read models kept with the events (the match summaries and which
+        player holds which seat) from the events alone; returns the number of summaries.
+        The ratings, folded from these, are rebuilt by ``service.ratings.rebuild``."""
         with self.transaction() as conn:
-            return _summaries.rebuild(conn)
+            count = _summaries.rebuild(conn)
+            _players.rebuild_bindings(conn)
+            return count

@@ -91,7 +91,7 @@ def summary_changes(events: Iterable[Event]) -> dict[str, Any]:
             seats = list(data["seats"])
             changes.update(started=True, preset=data["rules"]["preset"])
         elif etype == "seat_joined":
-            seat = {"name": data["name"], "kind": "human"}
+            seat = {"name": data["name"], "kind": "human", **({"player": data["player"]} if "player" in data else {})}
             joined[str(data["seat"])] = seat
             if seats is not None:
                 seats[data["seat"]] = seat

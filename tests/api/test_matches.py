@@ -19,7 +19,7 @@ def test_an_empty_body_creates_a_classic_match_against_the_computer(client):
     assert body["rules"]["preset"] == "classic"
     human, computer = body["seats"]
     assert human["kind"] == "human" and human["token"]
-    assert computer == {"seat": 1, "name": "Computer (medium)", "kind": "computer", "level": "medium", "token": None}
+    assert computer == {"seat": 1, "name": "Computer (medium)", "kind": "computer", "level": "medium", "player": None, "token": None}
     view = body["view"]
     assert view["seat"] == 0 and len(view["hand"]) == 10 and view["phase"] == "draw"
     assert view["legal_actions"] == [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}, {"type": "resign"}]

@@ -82,7 +82,7 @@ def test_a_match_with_an_open_seat_waits_and_answers_an_invite(client):
     created, ann = invite(client)
     code = created["invite"]["code"]
     assert len(code) >= 22 and created["invite"]["url"].endswith(f"#/join/{created['id']}/{code}")
-    assert created["seats"][1] == {"seat": 1, "name": None, "kind": "open", "level": None, "token": None}
+    assert created["seats"][1] == {"seat": 1, "name": None, "kind": "open", "level": None, "player": None, "token": None}
     view = ann.view()
     assert (view["phase"], view["status"], view["hand"], view["hand_number"]) == ("waiting_for_players", "waiting", [], 0)
     assert view["legal_actions"] == [{"type": "abort"}]
@@ -96,7 +96,7 @@ def test_invite_then_join_then_a_complete_match_then_a_rematch_from_both_sides(c
     events = client.get(f"/matches/{created['id']}/events", headers=ann.headers).json["events"]
     joins = [e for e in events if e["type"] == "seat_joined"]
     assert [e["data"] for e in joins] == [{"seat": 1, "name": "Bob"}] and events[2]["type"] == "hand_dealt"
-    assert ann.view()["seats"][1] == {"seat": 1, "name": "Bob", "kind": "human", "level": None}
+    assert ann.view()["seats"][1] == {"seat": 1, "name": "Bob", "kind": "human", "level": None, "player": None}
 
     players = {0: ann, 1: bob}
     for _ in range(3000):
@@ -144,10 +144,43 @@ def test_a_wrong_or_missing_invite_code_is_refused_and_writes_nothing(client):
     assert ann.view()["version"] == version
 
 
-def test_a_public_match_is_joined_without_a_code(client):
+def test_a_public_match_is_joined_without_a_code_but_a_wrong_code_is_refused(client):
     created, ann = invite(client, public=True)
+    r = client.post(f"/matches/{created['id']}/join", json={"name": "Bob", "code": "not-the-code"})
+    assert r.status_code == 403 and r.json["code"] == "invalid_invite"
     r = client.post(f"/matches/{created['id']}/join", json={"name": "Bob"})
     assert r.status_code == 201 and r.json["seat"] == 1
+
+
+def test_a_views_etag_changes_with_what_changes_it_without_a_move(app, client, clock):
+    """A browser revalidates a view with If-None-Match: a timeout that became claimable,
+    an opponent who connected or a rematch must not be answered 304."""
+    created, ann = invite(client, rules={"turn_seconds": 30})
+    bob, _ = joined(client, created)
+    players = {0: ann, 1: bob}
+    mid = created["id"]
+    waiter = players[1 - ann.view()["turn"]]
+
+    def get(player, tag=None):
+        return client.get(f"/matches/{mid}", headers={**player.headers, **({"If-None-Match": tag} if tag else {})})
+
+    first = get(waiter)
+    tag = first.headers["ETag"]
+    assert tag == f'"{first.json["version"]}"' and first.headers["Cache-Control"] == "private, no-cache"
+    assert get(waiter, tag).status_code == 304
+    clock.advance(31)  # the opponent's time runs out: the same version, another view
+    late = get(waiter, tag)
+    assert late.status_code == 200 and late.headers["ETag"] == f'"{first.json["version"]}.t"'
+    assert {"type": "claim_timeout"} in late.json["legal_actions"]
+    assert get(waiter, late.headers["ETag"]).status_code == 304
+    # If-Match takes the view's ETag as it is.
+    r = waiter.act({"type": "claim_timeout"}, **{"If-Match": late.headers["ETag"]})
+    assert r.status_code == 200, r.json
+    loser = players[1 - (0 if waiter is ann else 1)]
+    ended = get(loser)
+    assert client.post(f"/matches/{mid}/rematch", headers=waiter.headers).status_code == 201
+    again = get(loser, ended.headers["ETag"])
+    assert again.status_code == 200 and again.json["rematch"] and again.headers["ETag"].startswith(f'"{ended.json["version"]}.r')
 
 
 def test_a_full_match_answers_seat_taken(client, new_match):
@@ -366,6 +399,30 @@ def test_the_view_shows_whether_the_opponent_follows_the_match_live(app, client)
     assert players[1].view()["opponent"]["connected"] is False  # Ann follows nothing
     stream.close()
     assert players[0].view()["opponent"]["connected"] is False
+
+
+def test_a_move_stored_before_the_database_fails_is_answered_200_not_503(app, client):
+    import psycopg
+
+    created, ann = invite(client)
+    bob, _ = joined(client, created)
+    players = {0: ann, 1: bob}
+    mover = next(p for p in players.values() if plays(p.view()))
+    before = mover.view()
+    version = before["version"]
+    presence = app.extensions["gin_rummy"].presence
+
+    def down(conn, match_id):  # the database goes away right after the move is stored
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    presence.seats, kept = down, presence.seats
+    try:
+        r = mover.act(greedy_action(before))
+    finally:
+        presence.seats = kept
+    assert r.status_code == 200 and r.json["view"]["version"] > version
+    assert r.json["view"]["opponent"]["connected"] is False  # not known this once
+    assert mover.view()["version"] == r.json["view"]["version"]
 
 
 def test_a_computer_opponent_is_neither_connected_nor_away(new_match):

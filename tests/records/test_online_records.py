@@ -160,3 +160,41 @@ def test_the_replay_text_tells_who_joined_and_how_the_match_ended(client, databa
     assert out.startswith("Bob joins, in seat 2.\n")
     assert "Hand 1 — Ann starts" in out and "Ann resigns: Bob wins the match." in out
     assert main(["audit", match_id]) == 0
+
+
+def test_a_match_between_players_round_trips_naming_them_by_id_and_name_only(client, empty):
+    ann = client.post("/players", json={"name": "Ann"}).json
+    bob = client.post("/players", json={"name": "Bob"}).json
+    created = client.post(
+        "/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}], "single_hand": False}, headers=bearer(ann["token"])
+    ).json
+    joined = client.post(
+        f"/matches/{created['id']}/join", json={"code": created["invite"]["code"]}, headers=bearer(bob["token"])
+    )
+    assert joined.status_code == 201
+    players = {0: Player(client, created["id"], ann["token"]), 1: Player(client, created["id"], bob["token"])}
+    play_turns(players, 4)
+    assert players[0].act({"type": "resign"}).status_code == 200
+    record = round_trip(client, empty, created["id"])
+    assert record["seats"] == [
+        {"seat": 0, "name": "Ann", "kind": "human", "level": None, "player": ann["id"]},
+        {"seat": 1, "name": "Bob", "kind": "human", "level": None, "player": bob["id"]},
+    ]
+    assert record["events"][0]["data"]["seats"][0] == {"kind": "human", "name": "Ann", "player": ann["id"]}
+    assert record["events"][1]["data"] == {"seat": 1, "name": "Bob", "player": bob["id"]}
+    text = __import__("json").dumps(record)
+    for token in (ann["token"], bob["token"]):
+        assert token not in text and token.split(".")[-1] not in text
+
+
+@pytest.mark.parametrize("name", ["Eve\x1b[31m", "Eve\x07", "\u202eEve"])
+def test_a_record_naming_a_seat_with_control_characters_is_refused(client, empty, name):
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}]}).json
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+    forged = copy.deepcopy(record)
+    forged["events"][0]["data"]["seats"][0]["name"] = name
+    forged["seats"][0]["name"] = name
+    forged["digest"]["value"] = digest_of(forged["events"])
+    refused = empty.post("/matches/import", json=forged)
+    assert refused.status_code == 422, refused.json
+    assert empty.get(f"/matches/{created['id']}", headers=OP).status_code == 404

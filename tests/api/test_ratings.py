@@ -1,0 +1,273 @@
+"""Ratings: Glicko-2 numbers checked against the library and against Glickman's
+formulas computed here by hand, which matches count, the leaderboard, and a rebuild
+from the events that gives exactly the same numbers."""
+
+from __future__ import annotations
+
+import math
+import threading
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import glicko2
+import pytest
+
+from service import ratings
+from service.api import create_app
+from service.cli import main as cli
+from service.records.format import digest_of
+from service.store import EventStore, connect
+from service.store.migrate import scratch_database
+
+from .conftest import OPERATOR, UNLIMITED, bearer
+from .test_matches import greedy_action
+
+SCALE = 173.7178  # Glicko-2's scale: rating 1500 + 173.7178 μ, deviation 173.7178 φ
+TAU = 0.5
+
+
+def by_hand(player, games):
+    """A player's (rating, deviation, volatility) after one rating period of ``games``,
+    ``(opponent, score)`` pairs, by the steps of Glickman's "Example of the Glicko-2
+    system" (2013), with ε = 0.000001."""
+    mu, phi, sigma = (player[0] - 1500) / SCALE, player[1] / SCALE, player[2]
+    g = [1 / math.sqrt(1 + 3 * (o[1] / SCALE) ** 2 / math.pi**2) for o, _ in games]  # step 3
+    e = [1 / (1 + math.exp(-g_j * (mu - (o[0] - 1500) / SCALE))) for g_j, (o, _) in zip(g, games)]
+    v = 1 / sum(g_j**2 * e_j * (1 - e_j) for g_j, e_j in zip(g, e))
+    improvement = sum(g_j * (s - e_j) for g_j, e_j, (_, s) in zip(g, e, games))
+    delta = v * improvement  # step 4
+    a = math.log(sigma**2)  # step 5: the new volatility, by the Illinois algorithm
+
+    def f(x):
+        return math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2 * (phi**2 + v + math.exp(x)) ** 2) - (x - a) / TAU**2
+
+    big_a = a
+    if delta**2 > phi**2 + v:
+        big_b = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * TAU) < 0:
+            k += 1
+        big_b = a - k * TAU
+    f_a, f_b = f(big_a), f(big_b)
+    while abs(big_b - big_a) > 0.000001:
+        c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+        f_c = f(c)
+        if f_c * f_b <= 0:
+            big_a, f_a = big_b, f_b
+        else:
+            f_a /= 2
+        big_b, f_b = c, f_c
+    sigma_new = math.exp(big_a / 2)
+    phi_star = math.sqrt(phi**2 + sigma_new**2)  # step 6
+    phi_new = 1 / math.sqrt(1 / phi_star**2 + 1 / v)  # step 7
+    mu_new = mu + phi_new**2 * improvement
+    return 1500 + SCALE * mu_new, SCALE * phi_new, sigma_new
+
+
+def one_game(player, opponent, score):
+    return by_hand(player, [(opponent, score)])
+
+
+def by_the_library(player, opponent, score):
+    p = glicko2.Player(rating=player[0], rd=player[1], vol=player[2])
+    p.update_player([opponent[0]], [opponent[1]], [score])
+    return p.rating, p.rd, p.vol
+
+
+def test_the_hand_computation_gives_the_papers_example():
+    # Glickman's example: 1500/200/0.06 beats 1400/30, loses to 1550/100 and to 1700/300
+    # (the paper, rounding each step to a few digits, prints 1464.06).
+    rating, deviation, volatility = by_hand((1500, 200, 0.06), [((1400, 30), 1), ((1550, 100), 0), ((1700, 300), 0)])
+    assert (round(rating, 2), round(deviation, 2), round(volatility, 6)) == (1464.05, 151.52, 0.059996)
+
+
+START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)
+
+
+class Clock:
+    def __init__(self):
+        self.now = START
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def app(store, clock):
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "CLOCK": clock, **UNLIMITED})
+    yield app
+    app.extensions["gin_rummy"].hub.shutdown()
+
+
+def guest(client, name):
+    r = client.post("/players", json={"name": name})
+    assert r.status_code == 201
+    return r.json["id"], bearer(r.json["token"])
+
+
+def face_off(client, first, second, rules=None):
+    """A match of ``first`` (seat 0, creator) against ``second`` (seat 1): its id."""
+    body = {"seats": [{"kind": "human"}, {"kind": "open"}], **({"rules": rules} if rules else {})}
+    created = client.post("/matches", json=body, headers=first).json
+    r = client.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"]}, headers=second)
+    assert r.status_code == 201, r.json
+    return created["id"]
+
+
+def resign(client, match_id, loser):
+    r = client.post(f"/matches/{match_id}/actions", json={"type": "resign"}, headers=loser)
+    assert r.status_code == 200, r.json
+
+
+def profile(client, player_id):
+    body = client.get(f"/players/{player_id}").json
+    return body["rating"], body["deviation"], body["matches"], body["wins"]
+
+
+def test_a_small_worked_example_equals_the_library_and_the_hand_computation(client, clock):
+    (ann, a), (bob, b) = guest(client, "Ann"), guest(client, "Bob")
+    # Match 1: Bob resigns. Both start at 1500, deviation 350, volatility 0.06.
+    resign(client, face_off(client, a, b), b)
+    ann1, bob1 = one_game(ratings.START, ratings.START, 1), one_game(ratings.START, ratings.START, 0)
+    # By hand: g(φ=2.0148) = 0.6690, E = 0.5, v = 8.9374, μ' = φ'² g / 2 = 0.9342 -> 1662.31, φ' -> 290.32.
+    assert (round(ann1[0], 2), round(ann1[1], 2), round(bob1[0], 2)) == (1662.31, 290.32, 1337.69)
+    rating, deviation, matches, wins = profile(client, ann)
+    assert (matches, wins) == (1, 1) and profile(client, bob)[2:] == (1, 0)
+    assert rating == pytest.approx(ann1[0], abs=1e-9) and deviation == pytest.approx(ann1[1], abs=1e-9)
+    assert profile(client, bob)[0] == pytest.approx(bob1[0], abs=1e-9)
+    library = by_the_library(ratings.START, ratings.START, 1)
+    assert rating == pytest.approx(library[0], abs=1e-4) and deviation == pytest.approx(library[1], abs=1e-4)
+    # Match 2: on a 30-second clock Ann lets her time run out and Bob claims it: a loss
+    # for Ann like any other, against the ratings both had after match 1.
+    mid = face_off(client, a, b, rules={"turn_seconds": 30})
+    for _ in range(4):  # Bob plays until it is Ann's turn
+        view = client.get(f"/matches/{mid}", headers=b).json
+        if view["turn"] == 0:
+            break
+        assert client.post(f"/matches/{mid}/actions", json=greedy_action(view), headers=b).status_code == 200
+    assert view["turn"] == 0
+    clock.now += timedelta(seconds=31)
+    r = client.post(f"/matches/{mid}/actions", json={"type": "claim_timeout"}, headers=b)
+    assert r.status_code == 200 and r.json["view"]["end_reason"] == "timeout", r.json
+    ann_before, bob_before = (ann1[0], ann1[1], ann1[2]), (bob1[0], bob1[1], bob1[2])
+    ann2, bob2 = one_game(ann_before, bob_before, 0), one_game(bob_before, ann_before, 1)
+    rating, deviation, matches, wins = profile(client, ann)
+    assert (matches, wins) == (2, 1) and profile(client, bob)[2:] == (2, 1)
+    assert rating == pytest.approx(ann2[0], abs=1e-9) and deviation == pytest.approx(ann2[1], abs=1e-9)
+    assert profile(client, bob)[0] == pytest.approx(bob2[0], abs=1e-9)
+    assert rating == pytest.approx(by_the_library(ann_before, bob_before, 0)[0], abs=1e-3)
+    assert bob2[0] > ann2[0]  # Bob, who came back from the lower rating, is now above
+
+
+def test_only_matches_between_two_different_players_that_were_played_are_rated(client):
+    (ann, a), (bob, b) = guest(client, "Ann"), guest(client, "Bob")
+    # Against the computer.
+    created = client.post("/matches", json={}, headers=a).json
+    resign(client, created["id"], a)
+    # One player on both seats.
+    created = client.post("/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}, headers=a).json
+    assert client.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"]}, headers=a).status_code == 201
+    resign(client, created["id"], a)
+    # Against someone who joined with a name only (no player).
+    created = client.post("/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}, headers=a).json
+    anonymous = client.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"], "name": "Cy"}).json
+    resign(client, created["id"], bearer(anonymous["token"]))
+    # Called off before anyone joined.
+    created = client.post("/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}, headers=a).json
+    assert client.post(f"/matches/{created['id']}/actions", json={"type": "abort"}, headers=a).status_code == 200
+    assert profile(client, ann) == (1500.0, 350.0, 0, 0)
+    # A match between Ann and Bob is.
+    resign(client, face_off(client, b, a), a)
+    assert profile(client, ann)[2:] == (1, 0) and profile(client, bob)[2:] == (1, 1)
+
+
+def test_an_imported_record_naming_players_binds_no_seat_and_is_not_rated(client):
+    (ann, a), (bob, b) = guest(client, "Ann"), guest(client, "Bob")
+    mid = face_off(client, a, b)
+    resign(client, mid, b)
+    before = profile(client, ann), profile(client, bob)
+    record = client.get(f"/matches/{mid}/export", headers=a).json
+    # The same match under another id: a record anyone could write, naming Ann and Bob.
+    record["match_id"] = str(uuid.uuid4())
+    record["digest"]["value"] = digest_of(record["events"])
+    r = client.post("/matches/import", json=record)
+    assert r.status_code == 201, (r.json["detail"], r.json.get("rule"), r.json.get("index"))
+    assert [s["player"] for s in r.json["seats"]] == [ann, bob]  # as the record says
+    assert (profile(client, ann), profile(client, bob)) == before
+    mine = client.get("/players/me/matches", headers=a).json["items"]
+    assert [m["id"] for m in mine] == [mid]
+    assert client.get(f"/matches/{record['match_id']}", headers=a).status_code == 403
+
+
+def test_concurrent_catch_ups_count_each_match_once(client, store):
+    (ann, a), (bob, b) = guest(client, "Ann"), guest(client, "Bob")
+    ratings.catch_up(store)
+    mids = [face_off(client, a, b) for _ in range(6)]
+    with store.transaction() as conn:  # hold the projection: the ends pile up unfolded
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (ratings.LOCK_KEY,))
+        for mid in mids:
+            resign(client, mid, b)
+        assert client.get(f"/players/{ann}").json["matches"] == 0
+    folded = []
+    threads = [threading.Thread(target=lambda: folded.append(ratings.catch_up(store))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(folded) == 6
+    assert profile(client, ann)[2:] == (6, 6) and profile(client, bob)[2:] == (6, 0)
+
+
+def rows(store):
+    with store.connection() as conn:
+        return (
+            conn.execute("SELECT * FROM player_ratings ORDER BY player_id").fetchall(),
+            conn.execute("SELECT * FROM match_players ORDER BY match_id, seat").fetchall(),
+        )
+
+
+def test_projections_rebuild_reproduces_the_ratings_and_the_seats_exactly(client, store, database_url, monkeypatch, capsys):
+    players = [guest(client, name) for name in ("Ann", "Bob", "Cy")]
+    for i in range(7):
+        (_, first), (_, second) = players[i % 3], players[(i + 1) % 3]
+        resign(client, face_off(client, first, second), second if i % 2 else first)
+    ratings.catch_up(store)
+    before = rows(store)
+    assert len(before[0]) >= 3
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert cli(["projections", "rebuild"]) == 0
+    assert "ratings of" in capsys.readouterr().out
+    assert rows(store) == before  # float for float, row for row
+
+
+def test_the_leaderboard_lists_players_with_enough_rated_matches_by_rating_in_pages(server):
+    with scratch_database(server.admin_url, "gin_rummy_board") as url:
+        pool = connect(url, min_size=1, max_size=4)
+        try:
+            app = create_app({"STORE": EventStore(pool), "TESTING": True, **UNLIMITED})
+            client = app.test_client()
+            ann, bob, cy, dee = (guest(client, name) for name in ("Ann", "Bob", "Cy", "Dee"))
+            for _ in range(3):  # Ann beats Bob and Cy three times each; Bob beats Cy three times
+                resign(client, face_off(client, ann[1], bob[1]), bob[1])
+                resign(client, face_off(client, ann[1], cy[1]), cy[1])
+                resign(client, face_off(client, bob[1], cy[1]), cy[1])
+            resign(client, face_off(client, dee[1], ann[1]), ann[1])  # Dee: one rated match
+            board = client.get("/leaderboard?limit=2").json
+            assert board["min_matches"] == 5
+            assert [(e["rank"], e["name"], e["matches"], e["wins"]) for e in board["items"]] == [
+                (1, "Ann", 7, 6), (2, "Bob", 6, 3),
+            ]
+            rest = client.get(f"/leaderboard?limit=2&cursor={board['next_cursor']}").json
+            assert [(e["rank"], e["name"]) for e in rest["items"]] == [(3, "Cy")] and rest["next_cursor"] is None
+            everyone = board["items"] + rest["items"]
+            assert [e["rating"] for e in everyone] == sorted((e["rating"] for e in everyone), reverse=True)
+            assert everyone[0] == {**client.get(f"/players/{ann[0]}").json, "rank": 1}
+            app.extensions["gin_rummy"].hub.shutdown()
+        finally:
+            pool.close()
