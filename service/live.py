@@ -58,6 +58,7 @@ import socket
 from datetime import timedelta
 
 import psycopg
+from psycopg_pool import PoolClosed
 
 from service.store import EventStore, StoredEvent
 from service.store import online
@@ -315,6 +316,8 @@ class LiveHub:
         try:
             with self.reader.connection() as conn:
                 change(conn, match_id, seat, self.process)
+        except PoolClosed:
+            pass  # the process is shutting down: its rows age out
         except psycopg.Error as exc:
             log.warning("could not record who follows match %s: %s", match_id, type(exc).__name__)
         if self._refresher is None:
