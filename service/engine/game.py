@@ -38,10 +38,11 @@ the event that gave it the turn, and a timeout claim is judged by the claim's ow
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from .cards import CARD_INDEX, CARD_VALUE, CardError, check_card, parse_cards
@@ -492,14 +493,32 @@ def _claim_timeout(state: State, command: Mapping[str, Any]) -> list[Event]:
     return _match_ends(state, "timeout", seat, seat)
 
 
+#: An RFC 3339 time: seconds, at most microseconds, and its offset (Z, or at most ±14:00).
+TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d|[+-]14:00)")
+#: The years a time may fall in (so that any deadline after it can still be written).
+TIME_YEARS = (2000, 9000)
+
+
+def parse_time(value: object) -> datetime | None:
+    """``value`` as an aware datetime if it is an RFC 3339 time (see TIME) between the
+    years TIME_YEARS, else None."""
+    if not isinstance(value, str) or not TIME.fullmatch(value):
+        return None
+    try:
+        at = datetime.fromisoformat(value)
+        year = at.astimezone(timezone.utc).year
+    except (ValueError, OverflowError):
+        return None
+    return at if TIME_YEARS[0] <= year <= TIME_YEARS[1] else None
+
+
 def _time_field(command: Mapping[str, Any]) -> datetime:
     value = _field(command, "at")
-    try:
-        at = datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        at = None
-    if at is None or at.tzinfo is None:
-        raise CommandError(f"at must be an ISO 8601 time with its offset, e.g. 2026-12-01T09:30:00+00:00; got {value!r}", "invalid_time")
+    at = parse_time(value)
+    if at is None:
+        raise CommandError(
+            f"at must be an RFC 3339 time with its offset, e.g. 2026-12-01T09:30:00.000+00:00; got {value!r}", "invalid_time"
+        )
     return at
 
 

@@ -15,7 +15,7 @@ import secrets
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema
 
 from service.engine import State, fold
-from service.engine.game import WAITING
+from service.engine.game import TIME_YEARS, WAITING, parse_time
 from service.serving import off_loop
 from service.store import ConcurrencyError, EventStore, MatchNotFound, online
 from service.store.seat_tokens import hash_token, save_seat_tokens
@@ -31,6 +31,9 @@ from service.store.upcasting import current_version, upcast
 
 from .format import FORMAT, FORMAT_VERSION, build_record, digest_of, record_seats, result_of
 from .replay import ReplayError, replay
+
+#: How far after this service's clock a recorded time may be (another machine's clock).
+CLOCK_SKEW = timedelta(minutes=5)
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "openapi" / "match-record.schema.json"
 
@@ -139,6 +142,7 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
             f"expected format {FORMAT!r} version {FORMAT_VERSION}, got {record.get('format')!r} "
             f"version {record.get('format_version')!r}",
         )
+    _integers_only(record)
     problems = schema_problems(record)
     if problems:
         path, message = problems[0]
@@ -150,13 +154,26 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
             errors={p: [m] for p, m in problems[:20]},
         )
     events = record["events"]
+    latest = datetime.now(timezone.utc) + CLOCK_SKEW
+    previous = None
     for i, e in enumerate(events):
         if e["seq"] != i + 1:
             raise RecordError("invalid_record", f"event {i} has seq {e['seq']}; events are numbered 1, 2, 3 ... without gaps", index=i)
-        try:
-            datetime.fromisoformat(e["recorded_at"])
-        except ValueError:
-            raise RecordError("invalid_record", f"event {i}: recorded_at {e['recorded_at']!r} is not an ISO 8601 time", index=i) from None
+        recorded_at = parse_time(e["recorded_at"])
+        if recorded_at is None:
+            raise RecordError(
+                "invalid_record",
+                f"event {i}: recorded_at {e['recorded_at']!r} is not an RFC 3339 time with an offset of at most ±14:00 "
+                f"in the years {TIME_YEARS[0]} to {TIME_YEARS[1]}",
+                index=i,
+            )
+        if recorded_at > latest:
+            raise RecordError("invalid_record", f"event {i}: recorded_at {e['recorded_at']} is in the future", index=i)
+        if previous is not None and recorded_at < previous:
+            raise RecordError(
+                "invalid_record", f"event {i}: recorded_at {e['recorded_at']} is before the previous event's", index=i
+            )
+        previous = recorded_at
     if record["digest"]["value"] != digest_of(events):
         raise RecordError("digest_mismatch", "the digest does not match the events: the record was changed or damaged")
     current = upcast_events(events)
@@ -179,6 +196,27 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
     except ValueError:
         raise RecordError("invalid_record", "match_id is not a UUID") from None
     return match_id, current, state
+
+
+def _integers_only(record: Any) -> None:
+    """Every number in a record is an integer written without a fraction or exponent
+    (JSON Schema's "integer" also counts 1.0; a record does not)."""
+    pending: list[tuple[Any, str]] = [(record, "")]
+    while pending:  # (not recursive: any depth of nesting is walked)
+        value, path = pending.pop()
+        if isinstance(value, float):
+            parts = path.split("/")
+            index = int(parts[2]) if len(parts) > 2 and parts[1] == "events" else None
+            raise RecordError(
+                "invalid_record",
+                f"the number {value!r} at {path or '/'} is not an integer: every number in a record is a whole "
+                "number written without a fraction or an exponent",
+                index=index,
+            )
+        if isinstance(value, Mapping):
+            pending.extend((item, f"{path}/{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend((item, f"{path}/{i}") for i, item in enumerate(value))
 
 
 class _RecordHistory:

@@ -1,0 +1,140 @@
+"""Crafted records, each after a defect an outside audit found: every one is refused
+with a precise 422 (never a 500), and nothing of it is written."""
+
+from __future__ import annotations
+
+import copy
+import uuid
+
+import pytest
+
+from service.api import create_app
+from service.records.format import digest_of
+from tests.api.conftest import OPERATOR, UNLIMITED, bearer
+from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
+
+OP = bearer(OPERATOR)
+
+
+@pytest.fixture
+def client(store):
+    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
+
+
+@pytest.fixture
+def target(other_store):
+    """A second service, to import into."""
+    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
+
+
+@pytest.fixture
+def genuine(store, client):
+    """A finished match between two people, several hands long, as exported."""
+    start = StartMatchFactory(seats=[HumanSeatFactory(), HumanSeatFactory()], rules={"target_score": 60})
+    match = MatchFactory.create(store=store, start=start, seed=3)
+    record = client.get(f"/matches/{match.match_id}/export", headers=OP).json
+    assert record["result"]["status"] == "finished"
+    return record
+
+
+def forged(record, change) -> dict:
+    """A copy of ``record`` under a new id, changed by ``change(copy)``, its digest
+    recomputed (as a forger would)."""
+    record = copy.deepcopy(record)
+    record["match_id"] = str(uuid.uuid4())
+    change(record)
+    record["digest"]["value"] = digest_of(record["events"])
+    return record
+
+
+def refused(target, record, code="invalid_record"):
+    r = target.post("/matches/import", json=record)
+    assert r.status_code == 422, (r.status_code, r.json)
+    assert r.mimetype == "application/problem+json" and r.json["code"] == code, r.json
+    assert target.get(f"/matches/{record['match_id']}", headers=OP).status_code == 404  # nothing written
+    return r.json
+
+
+def first(record, etype) -> dict:
+    return next(e for e in record["events"] if e["type"] == etype)
+
+
+# --- defect 2: 500 errors on import -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("etype", ["card_drawn", "card_discarded", "knocked", "defended"])
+def test_defect_2_a_seat_written_as_1_0_is_refused_not_a_500(genuine, target, etype):
+    def change(record):
+        event = first(record, etype)
+        event["data"]["seat"] = float(event["data"]["seat"])
+
+    problem = refused(target, forged(genuine, change))
+    assert "is not an integer" in problem["detail"] and problem["index"] == next(
+        i for i, e in enumerate(genuine["events"]) if e["type"] == etype
+    )
+
+
+def test_defect_2_final_scores_as_floats_are_refused(genuine, target):
+    def change(record):
+        record["events"][-1]["data"]["scores"] = [float(s) for s in record["events"][-1]["data"]["scores"]]
+        record["result"]["scores"] = [float(s) for s in record["result"]["scores"]]
+
+    assert "is not an integer" in refused(target, forged(genuine, change))["detail"]
+
+
+@pytest.mark.parametrize(
+    "when", ["0001-01-01T00:00:00+14:00", "2026-12-01T09:00:00+23:59", "2026-12-01T09:00:00", "9999-12-31T23:59:59+00:00"]
+)
+def test_defect_2_times_python_cannot_hold_are_refused(genuine, target, when):
+    def change(record):
+        for event in record["events"]:
+            event["recorded_at"] = when
+
+    problem = refused(target, forged(genuine, change))
+    assert "events/0/recorded_at" in problem["detail"] or "RFC 3339" in problem["detail"], problem
+
+
+def test_defect_2_a_clock_time_python_cannot_hold_is_refused(client, target):
+    created = client.post(
+        "/matches", json={"seats": [{"name": "Ann"}, {"kind": "open"}], "rules": {"turn_seconds": 60}}
+    ).json
+    client.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"], "name": "Bob"})
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+
+    def change(record):
+        record["events"][-1]["data"]["at"] = "0001-01-01T00:00:00+14:00"
+
+    problem = refused(target, forged(record, change), code="illegal_event")
+    assert problem["index"] == len(record["events"]) - 1 and problem["rule"] == "invalid_time"
+
+
+# --- defect 4: floats kept ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["hand", "seq", "schema_version"])
+def test_defect_4_floats_in_hand_seq_or_schema_version_are_refused(genuine, target, where):
+    def change(record):
+        event = first(record, "hand_dealt")
+        if where == "hand":
+            event["data"]["hand"] = float(event["data"]["hand"])
+        else:
+            event[where] = float(event[where])
+
+    assert "is not an integer" in refused(target, forged(genuine, change))["detail"]
+
+
+# --- defect 9: recorded_at ----------------------------------------------------------------------
+
+
+def test_defect_9_a_record_dated_in_the_future_is_refused(genuine, target):
+    def change(record):
+        record["events"][-1]["recorded_at"] = "8999-01-01T00:00:00+00:00"
+
+    assert "in the future" in refused(target, forged(genuine, change))["detail"]
+
+
+def test_defect_9_recorded_times_going_back_are_refused(genuine, target):
+    def change(record):
+        record["events"][1]["recorded_at"] = "2001-01-01T00:00:00+00:00"
+
+    assert "before the previous event" in refused(target, forged(genuine, change))["detail"]
