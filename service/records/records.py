@@ -57,9 +57,9 @@ def record_schema() -> dict:
 @lru_cache(maxsize=1)
 def _validators():
     """The record schema applied piecewise, with the same result as applying it whole:
-    the record without its events, each event's envelope, then its data by its type
-    (what the schema's if/then picks). Checking thousands of events one conditional
-    after another is what made whole-record validation slow."""
+    the record without its events, each event's envelope, then its data by its type and
+    schema version (what the schema's if/then picks). Checking thousands of events one
+    conditional after another is what made whole-record validation slow."""
     schema = record_schema()
     defs = schema["$defs"]
     checker = jsonschema.FormatChecker()
@@ -67,19 +67,24 @@ def _validators():
     def make(root: dict):
         return jsonschema.Draft202012Validator({**root, "$defs": defs}, format_checker=checker)
 
-    header = make({**schema, "properties": {**schema["properties"], "events": {"type": "array", "minItems": 1, "maxItems": 100000}}})
+    header = make({**schema, "properties": {**schema["properties"], "events": {"type": "array", "minItems": 1}}})
     envelope = make({k: v for k, v in defs["event"].items() if k != "allOf"})
-    data = {name: make({"$ref": f"#/$defs/{name}"}) for name in defs["event"]["properties"]["type"]["enum"]}
-    return header, envelope, data
-
-
-#: Types whose data schema in the record schema applies to one schema version only.
-VERSIONED_DATA = {"hand_dealt": 2, "hand_ended": 2}
+    versions: dict[str, set[int]] = {}
+    data: dict[tuple[str, int | None], Any] = {}
+    for rule in defs["event"]["allOf"]:
+        condition, then = rule["if"]["properties"], rule["then"]["properties"]
+        etype = condition["type"]["const"]
+        if "schema_version" in then:
+            versions[etype] = set(then["schema_version"]["enum"])
+        else:
+            version = condition.get("schema_version", {}).get("const")
+            data[(etype, version)] = make(then["data"])
+    return header, envelope, versions, data
 
 
 def schema_problems(record: Mapping) -> list[tuple[str, str]]:
     """Where the record breaks its JSON Schema: (path, message), in document order."""
-    header, envelope, data = _validators()
+    header, envelope, versions, data = _validators()
 
     def found(validator, value, prefix: str):
         for error in sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
@@ -92,8 +97,14 @@ def schema_problems(record: Mapping) -> list[tuple[str, str]]:
         for i, event in enumerate(events):
             where = f"events/{i}"
             wrong = list(found(envelope, event, where))
-            if not wrong and VERSIONED_DATA.get(event["type"], event["schema_version"]) == event["schema_version"]:
-                wrong = list(found(data[event["type"]], event["data"], f"{where}/data"))
+            if not wrong:
+                etype, version = event["type"], event["schema_version"]
+                if version not in versions[etype]:
+                    known = ", ".join(map(str, sorted(versions[etype])))
+                    wrong = [(f"{where}/schema_version", f"{etype} has schema versions {known}, not {version}")]
+                else:
+                    validator = data.get((etype, version)) or data[(etype, None)]
+                    wrong = list(found(validator, event["data"], f"{where}/data"))
             problems.extend(wrong)
             if len(problems) >= 20:
                 break
@@ -112,10 +123,11 @@ def stored_event_json(e) -> dict:
 
 def export_match(store: EventStore, match_id: uuid.UUID, conn=None) -> tuple[dict, State]:
     """The record of a match (MatchNotFound if there is none) and its final state."""
-    events = [stored_event_json(e) for e in store.read(match_id, conn=conn)]
+    # As stored: an imported record's older schema versions are exported as they came.
+    events = [stored_event_json(e) for e in store.read(match_id, raw=True, conn=conn)]
     if not events:
         raise MatchNotFound(match_id)
-    state = fold(events)
+    state = fold(upcast_events(events))
     return build_record(str(match_id), state, events), state
 
 
@@ -174,6 +186,16 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
                 "invalid_record", f"event {i}: recorded_at {e['recorded_at']} is before the previous event's", index=i
             )
         previous = recorded_at
+    latest_version: dict[str, int] = {}
+    for i, e in enumerate(events):
+        if e["schema_version"] < latest_version.get(e["type"], 0):
+            raise RecordError(
+                "invalid_record",
+                f"event {i}: {e['type']} at schema version {e['schema_version']} after one at version "
+                f"{latest_version[e['type']]}: a service never writes an older version after a newer one",
+                index=i,
+            )
+        latest_version[e["type"]] = e["schema_version"]
     if record["digest"]["value"] != digest_of(events):
         raise RecordError("digest_mismatch", "the digest does not match the events: the record was changed or damaged")
     current = upcast_events(events)
@@ -270,7 +292,10 @@ def import_record(store: EventStore, record: Any, make_token) -> Imported:
     recorded_at = [datetime.fromisoformat(e["recorded_at"]) for e in events]
     try:
         with store.transaction() as conn:
-            store.append(match_id, 0, events, actor="import", recorded_at=recorded_at, conn=conn)
+            store.append(
+                match_id, 0, events, actor="import", recorded_at=recorded_at, conn=conn,
+                stored_as=[(e["schema_version"], e["data"]) for e in record["events"]],
+            )
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
             if invite is not None:
                 online.save_invite(conn, match_id, hashlib.sha256(invite.encode()).hexdigest(), False)

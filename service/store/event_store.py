@@ -244,9 +244,15 @@ class EventStore:
         recorded_at: Sequence[datetime] | None = None,
         state: State | None = None,
         idempotency: NewIdempotencyRecord | None = None,
+        stored_as: Sequence[tuple[int, Mapping[str, Any]]] | None = None,
         conn: psycopg.Connection | None = None,
     ) -> list[StoredEvent]:
         """Store ``events`` as seq ``expected_version + 1`` onwards, or raise ``ConcurrencyError``.
+
+        ``stored_as``, one ``(schema version, data)`` per event, stores each as it was
+        recorded elsewhere (an imported record's older schema versions are kept, and
+        upcast on every read like any stored event); ``events`` are then the same
+        events at the current versions, for the read models.
 
         ``recorded_at``, one time per event, gives their times: those of events
         recorded elsewhere (an imported match record), or the time an action's answer
@@ -265,14 +271,17 @@ class EventStore:
         if recorded_at is not None and len(recorded_at) != len(events):
             raise ValueError(f"{len(events)} events but {len(recorded_at)} recorded_at times")
         versions = [current_version(e.type) for e in events]
+        if stored_as is not None and len(stored_as) != len(events):
+            raise ValueError(f"{len(events)} events but {len(stored_as)} stored forms")
+        written = [(v, e.data) for v, e in zip(versions, events)] if stored_as is None else stored_as
         many = len(events) > 1
         params = {
             "match_id": match_id,
             "expected": expected_version,
             "actor": actor,
             "type": [e.type for e in events] if many else events[0].type,
-            "schema_version": versions if many else versions[0],
-            "data": [Jsonb(e.data) for e in events] if many else Jsonb(events[0].data),
+            "schema_version": [v for v, _ in written] if many else written[0][0],
+            "data": [Jsonb(d) for _, d in written] if many else Jsonb(written[0][1]),
             "recorded_at": (list(recorded_at) if many else recorded_at[0]) if recorded_at is not None else None,
         }
         types = {e.type for e in events}
@@ -416,14 +425,16 @@ class EventStore:
         ]
 
     def read(
-        self, match_id: UUID, after: int = 0, limit: int | None = None, *, conn: psycopg.Connection | None = None
+        self, match_id: UUID, after: int = 0, limit: int | None = None, *, raw: bool = False,
+        conn: psycopg.Connection | None = None,
     ) -> list[StoredEvent]:
         """The match's events with seq above ``after``, in order (empty if there are
-        none); at most ``limit`` of them when given."""
+        none); at most ``limit`` of them when given.  ``raw``: at the schema versions
+        they were stored at (a record's export), not upcast."""
         with self._connection(conn) as c:
             if limit is None:
-                return list(stored_events(c, c.execute(READ, (match_id, after))))
-            return list(stored_events(c, c.execute(READ_PAGE, (match_id, after, limit))))
+                return list(stored_events(c, c.execute(READ, (match_id, after)), raw=raw))
+            return list(stored_events(c, c.execute(READ_PAGE, (match_id, after, limit)), raw=raw))
 
     def read_all(self, after: int = 0, limit: int = 1000, *, conn: psycopg.Connection | None = None) -> Page:
         """Up to ``limit`` events of all matches that follow ``after`` in the global order.

@@ -95,8 +95,9 @@ def current_data(conn, match_id: UUID, event_type: str, version: int, data: dict
     return upcast(event_type, version, data, MatchHistory(conn, match_id))
 
 
-def stored_events(conn, rows: Iterable[tuple]) -> Iterator[StoredEvent]:
-    """StoredEvents from rows of ``COLUMNS``."""
+def stored_events(conn, rows: Iterable[tuple], raw: bool = False) -> Iterator[StoredEvent]:
+    """StoredEvents from rows of ``COLUMNS`` (``raw``: as stored, not upcast)."""
     for match_id, seq, etype, version, data, actor, recorded_at, position in rows:
-        data = current_data(conn, match_id, etype, version, data)
-        yield StoredEvent(match_id, seq, etype, current_version(etype), data, actor, recorded_at, position)
+        if not raw:
+            data, version = current_data(conn, match_id, etype, version, data), current_version(etype)
+        yield StoredEvent(match_id, seq, etype, version, data, actor, recorded_at, position)

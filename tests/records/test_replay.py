@@ -11,13 +11,14 @@ from service.records.format import build_record, digest_of
 from service.records.hands import audit, hand_detail, split_hands
 from service.records.records import RecordError, check_record
 from service.records.replay import ReplayError, replay
+from service.store.upcasting import current_version
 from tests.factories import MatchFactory, StartMatchFactory
 
 
 def recorded(match):
     """A played factory match as record events (seq, schema_version, recorded_at)."""
     return [
-        {"seq": i + 1, "type": e.type, "schema_version": 2 if e.type in ("hand_dealt", "hand_ended") else 1,
+        {"seq": i + 1, "type": e.type, "schema_version": current_version(e.type),
          "recorded_at": "2026-11-30T12:00:00+00:00", "data": copy.deepcopy(e.data)}
         for i, e in enumerate(match.events)
     ]

@@ -138,3 +138,77 @@ def test_defect_9_recorded_times_going_back_are_refused(genuine, target):
         record["events"][1]["recorded_at"] = "2001-01-01T00:00:00+00:00"
 
     assert "before the previous event" in refused(target, forged(genuine, change))["detail"]
+
+
+# --- defect 1: schema version 1 switched off the deal check -------------------------------------
+
+
+def indices(record, etype):
+    return [i for i, e in enumerate(record["events"]) if e["type"] == etype]
+
+
+def test_defect_1_relabelling_a_deal_as_version_1_is_refused_at_that_deal(genuine, target):
+    deal, end = indices(genuine, "hand_dealt")[1], indices(genuine, "hand_ended")[1]
+
+    def change(record):
+        events = record["events"]
+        events[deal]["schema_version"] = events[end]["schema_version"] = 1
+        deck = events[deal]["data"]["deck"]
+        deck[30], deck[31] = deck[31], deck[30]  # deep in the stock; the old commitment kept
+
+    problem = refused(target, forged(genuine, change))
+    assert problem["index"] == deal and "salt" in problem["detail"] + str(problem.get("errors")), problem
+
+
+def test_defect_1_a_version_1_hand_end_holding_a_deck_or_salt_is_refused(genuine, target):
+    end = indices(genuine, "hand_ended")[0]
+
+    def change(record):
+        record["events"][end]["schema_version"] = 1
+        record["events"][end]["data"]["salt"] = "not the salt"
+
+    assert refused(target, forged(genuine, change))["index"] == end
+
+
+def downgraded(record) -> dict:
+    """The record as a service before deal commitments would have written it."""
+    def change(record):
+        for event in record["events"]:
+            data = event["data"]
+            if event["type"] == "hand_dealt":
+                event["schema_version"] = 1
+                del data["salt"], data["commitment"]
+            elif event["type"] == "hand_ended":
+                event["schema_version"] = 1
+                del data["deck"], data["salt"]
+            elif event["type"] == "match_ended":
+                event["schema_version"] = 1
+                del data["reason"]
+
+    return forged(record, change)
+
+
+def test_defect_1_a_genuine_version_1_record_imports_exports_as_it_came_and_imports_again(genuine, target):
+    old = downgraded(genuine)
+    first_import = target.post("/matches/import", json=old)
+    assert first_import.status_code == 201, first_import.json
+    exported = target.get(f"/matches/{old['match_id']}/export", headers=OP).json
+    assert exported == old  # the versions it came in, not laundered into version 2
+    assert target.post("/matches/import", json=old).status_code == 200
+    # Read through the API, events are at today's versions: the deal's salt is "".
+    feed = target.get(f"/matches/{old['match_id']}/events", headers=OP).json["events"]
+    deal = next(e for e in feed if e["type"] == "hand_dealt")
+    assert deal["schema_version"] == 2 and deal["data"]["salt"] == ""
+    assert target.get(f"/matches/{old['match_id']}/audit", headers=OP).json["ok"]
+
+
+def test_defect_1_a_schema_version_going_down_is_refused(genuine, target):
+    deals = indices(genuine, "hand_dealt")
+
+    def change(record):
+        event = record["events"][deals[1]]
+        event["schema_version"] = 1
+        del event["data"]["salt"], event["data"]["commitment"]
+
+    problem = refused(target, forged(genuine, change))
+    assert problem["index"] == deals[1] and "older version after a newer one" in problem["detail"]
