@@ -166,10 +166,11 @@ def _records_in(text: str, source: str):
 
 
 def import_(args: argparse.Namespace) -> int:
-    from service.matches import seat_token
+    from service.matches import MatchService, seat_token
     from service.records.records import RecordError, import_record
 
     store = _store()
+    proceed = MatchService(store).proceed  # an unfinished match goes on to where a person acts
     failed = 0
     for path in args.files or ["-"]:
         text = sys.stdin.read() if path == "-" else open(path).read()
@@ -179,7 +180,7 @@ def import_(args: argparse.Namespace) -> int:
                 failed += 1
                 continue
             try:
-                result = import_record(store, record, seat_token)
+                result = import_record(store, record, seat_token, proceed=proceed)
             except RecordError as exc:
                 at = f" (event {exc.index}" + (f", rule {exc.rule})" if exc.rule else ")") if exc.index is not None else ""
                 print(f"{where}: refused: {exc.code}: {exc}{at}", file=sys.stderr)

@@ -384,6 +384,11 @@ class MatchService:
             ratings.catch_up_quietly(self.store)
         return after, stored
 
+    def proceed(self, match_id: uuid.UUID, state: State, events: list[Event]) -> tuple[State, list[Event]]:
+        """What is due in a match not yet stored whose whole history is ``events`` (an
+        imported record): the deal, the computer's turns, until a person must act."""
+        return self.autoplay(match_id, state, list(events))
+
     def autoplay(
         self, match_id: uuid.UUID, state: State, pending: list, start: State | None = None, conn=None,
         moves: list[str] | None = None,

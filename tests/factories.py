@@ -31,6 +31,7 @@ class HumanSeatFactory(factory.DictFactory):
 class ComputerSeatFactory(factory.DictFactory):
     kind = "computer"
     level = "easy"
+    seed = factory.Sequence(lambda n: n)
 
 
 class StartMatchFactory(factory.DictFactory):

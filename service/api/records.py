@@ -129,7 +129,7 @@ def import_one():
     request.max_content_length = MAX_RECORD_BYTES
     record = request_json("the record")
     try:
-        imported = import_record(_store(), record, seat_token)
+        imported = import_record(_store(), record, seat_token, proceed=current_app.extensions["gin_rummy"].matches.proceed)
     except RecordError as exc:
         status = 409 if exc.code == "match_exists" else 422
         extra = {} if exc.index is None else {"index": exc.index}

@@ -603,13 +603,12 @@ def _seat(index: int, spec: Mapping[str, Any]) -> dict:
     level = spec.get("level", "medium")
     if level not in LEVELS:
         raise CommandError(f"seat {index}: level must be one of {', '.join(LEVELS)}, got {level!r}", "invalid_seats")
-    seat = {"name": name or f"Computer ({level})", "kind": kind, "level": level}
-    if "seed" in spec:
-        seed = spec["seed"]
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise CommandError(f"seat {index}: seed must be a whole number from 0 to 2**53 - 1", "invalid_seats")
-        seat["seed"] = seed
-    return seat
+    seed = spec.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise CommandError(
+            f"seat {index}: a computer seat needs the seed of its decisions, a whole number from 0 to 2**53 - 1", "invalid_seats"
+        )
+    return {"name": name or f"Computer ({level})", "kind": kind, "level": level, "seed": seed}
 
 
 def _deal(state: State, command: Mapping[str, Any]) -> list[Event]:

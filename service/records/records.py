@@ -13,7 +13,7 @@ import hashlib
 import json
 import secrets
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
@@ -22,7 +22,7 @@ from typing import Any
 
 import jsonschema
 
-from service.engine import State, fold
+from service.engine import Event, State, fold
 from service.engine.game import TIME_YEARS, WAITING, parse_time
 from service.serving import off_loop
 from service.store import ConcurrencyError, EventStore, MatchNotFound, online
@@ -274,38 +274,64 @@ class Imported:
     invite: str | None = None
 
 
-def import_record(store: EventStore, record: Any, make_token) -> Imported:
+#: ``proceed(match_id, state, events)``: the events that continue an imported match
+#: (the deal due, the computer's turns) and the state after them.
+Proceed = Callable[[uuid.UUID, State, list[Event]], tuple[State, list[Event]]]
+
+
+def import_record(store: EventStore, record: Any, make_token, proceed: Proceed | None = None) -> Imported:
     """Import a record as a match with the same id; importing it again returns the
-    existing match (``created`` False, no tokens).  All or nothing."""
+    existing match (``created`` False, no tokens).  All or nothing.
+
+    An unfinished match must be one people can go on with: it needs a person's seat,
+    and ``proceed`` plays what is due before a person acts — a record cut after a
+    hand, or on the computer's turn, continues with the next deal or the computer's
+    move, stored after the record's events (so its export begins with the record)."""
     # A replay of the whole record: off the event loop, which serves meanwhile.
     match_id, events, state = off_loop(check_record, record)
-    try:
-        existing = export_match(store, match_id)[0]
-    except MatchNotFound:
-        existing = None
+    if not state.finished and not any(seat.get("kind") in ("human", "open") for seat in state.seats):
+        raise RecordError("cannot_continue", "an unfinished match between two computers cannot be continued here: nobody could act in it")
+    existing = _existing(store, match_id, record)
     if existing is not None:
-        if existing["digest"] == record["digest"]:
-            return Imported(match_id, state, False, {})
-        raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
+        return existing
     tokens = {i: make_token(match_id) for i, seat in enumerate(state.seats) if seat.get("kind") == "human"}
-    invite = secrets.token_urlsafe(24) if state.phase == WAITING else None
-    recorded_at = [datetime.fromisoformat(e["recorded_at"]) for e in events]
+    recorded_at = [parse_time(e["recorded_at"]) for e in events]
+    after, more = state, []
+    if proceed is not None and not state.finished:
+        after, more = proceed(match_id, state, [Event(e["type"], e["data"]) for e in events])
+    invite = secrets.token_urlsafe(24) if after.phase == WAITING else None
     try:
         with store.transaction() as conn:
             store.append(
                 match_id, 0, events, actor="import", recorded_at=recorded_at, conn=conn,
                 stored_as=[(e["schema_version"], e["data"]) for e in record["events"]],
             )
+            if more:
+                now = max(datetime.now(timezone.utc), recorded_at[-1])
+                store.append(match_id, len(events), more, actor="system", recorded_at=[now] * len(more), state=after, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
             if invite is not None:
                 online.save_invite(conn, match_id, hashlib.sha256(invite.encode()).hexdigest(), False)
     except ConcurrencyError:
         # Imported by a concurrent request a moment ago: the same record, or another.
-        existing = export_match(store, match_id)[0]
-        if existing["digest"] == record["digest"]:
-            return Imported(match_id, state, False, {})
+        existing = _existing(store, match_id, record)
+        if existing is not None:
+            return existing
         raise RecordError("match_exists", f"a different match with id {match_id} already exists here") from None
-    return Imported(match_id, state, True, tokens, invite)
+    return Imported(match_id, after, True, tokens, invite)
+
+
+def _existing(store: EventStore, match_id: uuid.UUID, record: Mapping) -> Imported | None:
+    """The match already here under the record's id, if it is this record (perhaps
+    continued since); RecordError ``match_exists`` if it is another match."""
+    try:
+        existing, state = export_match(store, match_id)
+    except MatchNotFound:
+        return None
+    count = len(record["events"])
+    if digest_of(existing["events"][:count]) == record["digest"]["value"]:
+        return Imported(match_id, state, False, {})
+    raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
 
 
 def schema_text() -> str:

@@ -212,3 +212,72 @@ def test_defect_1_a_schema_version_going_down_is_refused(genuine, target):
 
     problem = refused(target, forged(genuine, change))
     assert problem["index"] == deals[1] and "older version after a newer one" in problem["detail"]
+
+
+# --- defect 3: imports that could never continue -------------------------------------------------
+
+
+def cut(record, count) -> dict:
+    """The record's first ``count`` events, as a record of an unfinished match."""
+    from service.engine import fold
+    from service.records.format import build_record
+    from service.records.records import upcast_events
+
+    events = copy.deepcopy(record["events"][:count])
+    made = build_record(str(uuid.uuid4()), fold(upcast_events(events)), events)
+    return made
+
+
+def continues(target, record) -> dict:
+    r = target.post("/matches/import", json=record)
+    assert r.status_code == 201, r.json
+    tokens = [s["token"] for s in r.json["seats"] if s["token"]]
+    views = [target.get(f"/matches/{record['match_id']}", headers=bearer(t)).json for t in tokens]
+    to_act = [v for v in views if v["turn"] == v["seat"]]
+    assert len(to_act) == 1 and to_act[0]["phase"] in ("upcard_offer", "draw"), views
+    exported = target.get(f"/matches/{record['match_id']}/export", headers=OP).json
+    assert exported["events"][: len(record["events"])] == record["events"]  # the record, then what followed
+    assert len(exported["events"]) > len(record["events"])
+    assert target.post("/matches/import", json=record).status_code == 200  # the same record again
+    return to_act[0]
+
+
+@pytest.mark.parametrize("where", ["after the start", "after a hand"])
+def test_defect_3_a_record_cut_before_a_deal_continues_with_the_deal(genuine, target, where):
+    count = 1 if where == "after the start" else indices(genuine, "hand_ended")[0] + 1
+    view = continues(target, cut(genuine, count))
+    assert view["hand_number"] == (1 if count == 1 else 2)
+
+
+def test_defect_3_a_record_cut_on_the_computers_turn_continues_with_its_move(client, target):
+    from tests.api.conftest import Player
+    from tests.api.test_matches import play_to_the_end
+
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}], "single_hand": True}).json
+    play_to_the_end({0: Player(client, created["id"], created["seats"][0]["token"])})
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+    computer_moves = [i for i, e in enumerate(record["events"]) if e["type"] == "card_drawn" and e["data"]["seat"] == 1]
+    view = continues(target, cut(record, computer_moves[0]))
+    assert view["seat"] == 0
+
+
+def test_defect_3_an_unfinished_match_between_two_computers_is_refused(genuine, target):
+    def change(record):
+        seats = record["events"][0]["data"]["seats"]
+        seats[:] = [{"kind": "computer", "level": "easy", "name": f"Bot {i}", "seed": i} for i in range(2)]
+
+    record = cut(forged(genuine, change), 1)
+    r = target.post("/matches/import", json=record)
+    assert r.status_code == 422 and r.json["code"] == "cannot_continue", r.json
+    assert target.get(f"/matches/{record['match_id']}", headers=OP).status_code == 404
+
+
+def test_defect_3_a_computer_seat_without_a_seed_is_refused(client, target):
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}]}).json
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+
+    def change(record):
+        del record["events"][0]["data"]["seats"][1]["seed"]
+
+    problem = refused(target, forged(record, change))
+    assert problem["index"] == 0 and "seed" in problem["detail"]
