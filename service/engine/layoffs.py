@@ -98,7 +98,27 @@ def best_defense(knocker_melds: Sequence[Sequence[str]], hand: Iterable[str]) ->
         laid_total |= m
         layoffs.extend((DECK[i], meld_index) for i in range(52) if (m >> i) & 1)
     own = _arrangement_of_mask(hand_mask & ~laid_total)
-    return Defense(own.melds, tuple(layoffs), own.unmelded, own.deadwood)
+    return Defense(own.melds, play_order(knocker_melds, layoffs), own.unmelded, own.deadwood)
+
+
+def play_order(knocker_melds: Sequence[Sequence[str]], layoffs: Iterable[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """Layoffs in an order in which they can be laid off one by one: meld by meld (in
+    the knocker's order); onto a run, first the cards below it, nearest first, then
+    those above it, nearest first (AD and 2D onto 3D-4D-5D: 2D, then AD).
+
+    >>> play_order([("3D", "4D", "5D")], [("AD", 0), ("6D", 0), ("2D", 0)])
+    (('2D', 0), ('AD', 0), ('6D', 0))
+    """
+    by_meld: dict[int, list[str]] = {}
+    for card, meld in layoffs:
+        by_meld.setdefault(meld, []).append(card)
+    ordered: list[tuple[str, int]] = []
+    for meld in sorted(by_meld):
+        low = min(CARD_INDEX[c] % 13 for c in knocker_melds[meld])
+        below = sorted((c for c in by_meld[meld] if CARD_INDEX[c] % 13 < low), key=lambda c: -CARD_INDEX[c])
+        above = sorted((c for c in by_meld[meld] if CARD_INDEX[c] % 13 >= low), key=lambda c: CARD_INDEX[c])
+        ordered += [(c, meld) for c in below + above]
+    return tuple(ordered)
 
 
 class LayoffError(ValueError):
@@ -149,5 +169,4 @@ def check_defense(
         if any(isinstance(m, list) and c in laid_cards for m in melds for c in m):
             raise LayoffError("a card cannot be both laid off and kept in the defender's own meld") from None
         raise LayoffError(str(exc)) from None
-    laid.sort(key=lambda x: (x[1], CARD_INDEX[x[0]]))
-    return Defense(own.melds, tuple(laid), own.unmelded, own.deadwood)
+    return Defense(own.melds, play_order(knocker_melds, laid), own.unmelded, own.deadwood)

@@ -250,6 +250,9 @@ class _RecordHistory:
     def deal(self, hand: int) -> dict:
         return next(e["data"] for e in self.events if e["type"] == "hand_dealt" and e["data"]["hand"] == hand)
 
+    def knock(self) -> dict:
+        return next(e["data"] for e in reversed(self.events) if e["type"] == "knocked")
+
 
 def upcast_events(events: list[dict]) -> list[dict]:
     """The record's events at the current schema version of each type."""

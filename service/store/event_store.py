@@ -420,7 +420,7 @@ class EventStore:
     @staticmethod
     def _decoded(conn, match_id: UUID, rows) -> list[dict]:
         return [
-            {"seq": seq, "type": etype, "data": current_data(conn, match_id, etype, version, data)}
+            {"seq": seq, "type": etype, "data": current_data(conn, match_id, seq, etype, version, data)}
             for seq, etype, version, data in rows
         ]
 

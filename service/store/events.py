@@ -71,11 +71,23 @@ class StoredEvent:
 
 
 class MatchHistory:
-    """The earlier events of one match, looked up for an upcaster that needs them."""
+    """The events of one match before seq ``before``, looked up for an upcaster that
+    needs them."""
 
-    def __init__(self, conn, match_id: UUID):
+    def __init__(self, conn, match_id: UUID, before: int):
         self.conn = conn
         self.match_id = match_id
+        self.before = before
+
+    def knock(self) -> dict:
+        row = self.conn.execute(
+            "SELECT schema_version, data FROM events WHERE match_id = %s AND type = 'knocked' AND seq < %s"
+            " ORDER BY seq DESC LIMIT 1",
+            (self.match_id, self.before),
+        ).fetchone()
+        if row is None:
+            raise LookupError(f"match {self.match_id} has no knock before event {self.before}")
+        return upcast("knocked", row[0], row[1], self)
 
     def deal(self, hand: int) -> dict:
         row = self.conn.execute(
@@ -88,16 +100,16 @@ class MatchHistory:
         return upcast("hand_dealt", row[0], row[1], self)
 
 
-def current_data(conn, match_id: UUID, event_type: str, version: int, data: dict) -> dict:
-    """The data of a stored event at the current schema version of its type."""
+def current_data(conn, match_id: UUID, seq: int, event_type: str, version: int, data: dict) -> dict:
+    """The data of stored event ``seq`` at the current schema version of its type."""
     if version == current_version(event_type):
         return data
-    return upcast(event_type, version, data, MatchHistory(conn, match_id))
+    return upcast(event_type, version, data, MatchHistory(conn, match_id, seq))
 
 
 def stored_events(conn, rows: Iterable[tuple], raw: bool = False) -> Iterator[StoredEvent]:
     """StoredEvents from rows of ``COLUMNS`` (``raw``: as stored, not upcast)."""
     for match_id, seq, etype, version, data, actor, recorded_at, position in rows:
         if not raw:
-            data, version = current_data(conn, match_id, etype, version, data), current_version(etype)
+            data, version = current_data(conn, match_id, seq, etype, version, data), current_version(etype)
         yield StoredEvent(match_id, seq, etype, version, data, actor, recorded_at, position)

@@ -8,8 +8,11 @@ at a time up to the current version.
 Version 2 of ``hand_dealt`` added the deal's ``salt`` and ``commitment`` (version 1 had
 only ``hand``, ``starter`` and ``deck``); version 2 of ``hand_ended`` added the reveal of
 the hand's ``deck`` and ``salt``; version 2 of ``match_ended`` added how the match
-ended, its ``reason`` (version 1 matches could only end by the score).  An old deal had no salt, so its salt is ``""`` and its
-commitment is computed from the deck with that salt.
+ended, its ``reason`` (version 1 matches could only end by the score); version 2 of
+``defended`` lists the layoffs in an order in which they can be played (version 1
+sorted them by meld and rank, which for AD and 2D onto 3D-4D-5D is not playable).  An
+old deal had no salt, so its salt is ``""`` and its commitment is computed from the deck
+with that salt.
 
 >>> old = {"hand": 1, "starter": 0, "deck": ["AS", "2S"]}
 >>> new = upcast("hand_dealt", 1, old, history=None)
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from service.engine import commitment_of
+from service.engine.layoffs import play_order
 
 from .errors import StoreError
 
@@ -31,6 +35,7 @@ CURRENT_VERSIONS: dict[str, int] = {
     "hand_dealt": 2,
     "hand_ended": 2,
     "match_ended": 2,
+    "defended": 2,
 }
 
 
@@ -43,6 +48,9 @@ class History(Protocol):
 
     def deal(self, hand: int) -> dict:
         """The (current-version) data of the ``hand_dealt`` event of hand number ``hand``."""
+
+    def knock(self) -> dict:
+        """The (current-version) data of the last ``knocked`` event before this one."""
 
 
 Upcaster = Callable[[dict, History], dict]
@@ -87,3 +95,10 @@ def _hand_end_reveals_the_deal(data: dict, history: History) -> dict:
 @upcaster("match_ended", 1)
 def _match_end_says_why(data: dict, history: History) -> dict:
     return {**data, "reason": "score"}
+
+
+@upcaster("defended", 1)
+def _layoffs_in_playing_order(data: dict, history: History) -> dict:
+    melds = history.knock()["melds"]
+    ordered = play_order(melds, [(x["card"], x["meld"]) for x in data["layoffs"]])
+    return {**data, "layoffs": [{"card": card, "meld": meld} for card, meld in ordered]}

@@ -85,7 +85,7 @@ def test_a_joined_and_resigned_match_round_trips_and_tells_how_it_ended(client, 
     assert record["events"][0]["data"]["seats"][1] == {"kind": "open"}
     assert record["seats"][1] == {"seat": 1, "name": "Bob", "kind": "human", "level": None}
     assert record["events"][-1]["data"] == {"winner": 0, "scores": record["result"]["scores"], "reason": "resigned", "seat": 1}
-    hand = empty.get(f"/matches/{match_id}/hands/1", headers=OP).json
+    hand = empty.get(f"/matches/{match_id}/hands/{record['result']['hands']}", headers=OP).json  # the hand resigned in
     assert hand["status"] == "over" and hand["end"] is None
     assert hand["match_end"] == {"reason": "resigned", "seat": 1, "winner": 0}
 

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from service.api import create_app
+from service.engine.cards import CARD_INDEX
 from service.records.format import digest_of
 from tests.api.conftest import OPERATOR, UNLIMITED, bearer
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
@@ -184,6 +185,9 @@ def downgraded(record) -> dict:
             elif event["type"] == "match_ended":
                 event["schema_version"] = 1
                 del data["reason"]
+            elif event["type"] == "defended":  # version 1 sorted the layoffs by meld and rank
+                event["schema_version"] = 1
+                data["layoffs"].sort(key=lambda x: (x["meld"], CARD_INDEX[x["card"]]))
 
     return forged(record, change)
 
@@ -281,3 +285,53 @@ def test_defect_3_a_computer_seat_without_a_seed_is_refused(client, target):
 
     problem = refused(target, forged(record, change))
     assert problem["index"] == 0 and "seed" in problem["detail"]
+
+
+# --- defect 5: layoffs listed sorted, not in the order they chain --------------------------------
+
+
+def test_defect_5_layoffs_are_listed_in_the_order_they_can_be_played():
+    from service.engine import best_defense
+    from service.engine.layoffs import check_defense
+
+    run = [("3D", "4D", "5D")]
+    hand = ["AD", "2D", "6D", "KS", "KH", "KC", "9S", "8H", "7C", "QD"]
+    assert best_defense(run, hand).layoffs == (("2D", 0), ("AD", 0), ("6D", 0))
+    # However the defender lists them, they are recorded in playing order.
+    chosen = check_defense(run, hand, [["KC", "KH", "KS"]], [("AD", 0), ("6D", 0), ("2D", 0)])
+    assert chosen.layoffs == (("2D", 0), ("AD", 0), ("6D", 0))
+
+
+def test_defect_5_every_recorded_layoff_can_be_laid_off_one_at_a_time_as_listed():
+    from service.engine.melds import meld_kind
+
+    checked = chained = 0
+    for seed in range(40):
+        match = MatchFactory.build(start=StartMatchFactory(seats=[HumanSeatFactory(), HumanSeatFactory()], rules={"target_score": 100}), seed=seed)
+        knock = None
+        for event in match.events:
+            if event.type == "knocked":
+                knock = [list(m) for m in event.data["melds"]]
+            if event.type == "defended":
+                melds = [list(m) for m in knock]
+                for layoff in event.data["layoffs"]:
+                    melds[layoff["meld"]].append(layoff["card"])
+                    assert meld_kind(melds[layoff["meld"]]) is not None, (seed, event.data["layoffs"])
+                    checked += 1
+                per_meld = [x["meld"] for x in event.data["layoffs"]]
+                chained += any(per_meld.count(m) > 1 for m in per_meld)
+    assert checked > 20 and chained >= 1, (checked, chained)
+
+
+def test_defect_5_an_old_record_with_sorted_layoffs_reads_in_playing_order():
+    from service.store.upcasting import upcast
+
+    class History:
+        def knock(self):
+            return {"melds": [["3D", "4D", "5D"], ["KC", "KH", "KS"]]}
+
+    old = {"seat": 1, "automatic": False, "melds": [], "layoffs": [{"card": "AD", "meld": 0}, {"card": "2D", "meld": 0}, {"card": "KD", "meld": 1}],
+           "deadwood_cards": [], "deadwood": 0}
+    assert upcast("defended", 1, old, History())["layoffs"] == [
+        {"card": "2D", "meld": 0}, {"card": "AD", "meld": 0}, {"card": "KD", "meld": 1}
+    ]
