@@ -60,7 +60,8 @@ def seat_view(state: State, seat: int, now: datetime | None = None) -> dict[str,
 
 
 def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
-    """An event as ``seat`` may see it; ``seat=None`` (the operator) sees all.
+    """An event as ``seat`` may see it; ``seat=None`` (the operator) sees all.  A seat
+    sees neither the deck nor the other seat's stock draws, nor a computer's seed.
 
     ``event`` is ``{"type", "data", ...}``; other keys (seq, recorded_at) pass through.
     """
@@ -79,6 +80,10 @@ def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
         }
     elif etype == "card_drawn" and data["source"] == "stock" and data["seat"] != seat:
         data = {k: v for k, v in data.items() if k != "card"}
+    elif etype == "match_started" and any("seed" in s for s in data["seats"]):
+        # A computer's seed would let its opponent foresee its random choices; the
+        # record of a finished match holds it, for checking the computer's moves.
+        data = {**data, "seats": [{k: v for k, v in s.items() if k != "seed"} for s in data["seats"]]}
     else:
         return dict(event)
     return {**event, "data": data}

@@ -65,3 +65,20 @@ def test_a_stream_sends_a_long_backlog_in_pieces_of_at_most_500_events(client, l
     r.close()
     assert [seq for piece in pieces for seq in piece] == list(range(1, 20_001))
     assert max(len(piece) for piece in pieces) == 500
+
+
+def test_defect_8_a_computers_seed_is_not_shown_to_its_opponent_until_the_record_of_the_finished_match(client, new_match):
+    from .test_matches import play_to_the_end
+
+    created, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}], "single_hand": True})
+    ann = players[0]
+    for _ in range(2):  # during the match, and after it
+        feed = client.get(f"/matches/{created['id']}/events", headers=ann.headers).json["events"]
+        stream = client.get(f"/matches/{created['id']}/stream?wait=0", headers=ann.headers)
+        text = stream.get_data(as_text=True)
+        stream.close()
+        assert feed[0]["data"]["seats"][1] == {"name": "Computer (easy)", "kind": "computer", "level": "easy"}
+        assert '"seed"' not in text and '"seed"' not in str(feed)
+        play_to_the_end(players)
+    record = client.get(f"/matches/{created['id']}/export", headers=ann.headers).json
+    assert isinstance(record["events"][0]["data"]["seats"][1]["seed"], int)
