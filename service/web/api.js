@@ -55,9 +55,17 @@ async function request(method, path, { token, body, headers = {}, raw = false, t
   return raw ? { status: response.status, body: data, response } : data;
 }
 
+const query = (params) =>
+  Object.entries(params)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+    .join("&");
+
 export const api = {
   presets: () => request("GET", "/rules/presets"),
-  createMatch: (body) => request("POST", "/matches", { body }),
+  // With a player token the player takes the first person's seat (its name defaulting
+  // to the player's); the match is then the player's on every device.
+  createMatch: (body, token) => request("POST", "/matches", { body, token }),
   view: (id, token) => request("GET", `/matches/${id}`, { token }),
   summary: async (token) => (await request("GET", "/matches", { token })).items[0] || null,
   events: (id, token, after) => request("GET", `/matches/${id}/events?after=${after}`, { token }),
@@ -70,9 +78,19 @@ export const api = {
 
   // Online play: take the open seat (the code is not needed for a public match), the
   // public matches waiting, and the same match again once it is over.
-  join: (id, code, name) => request("POST", `/matches/${id}/join`, { body: code ? { code, name } : { name } }),
+  join: (id, code, name, token) => request("POST", `/matches/${id}/join`, { body: code ? { code, name } : { name }, token }),
   lobby: (cursor, limit = 20) => request("GET", `/lobby?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`),
   rematch: (id, token) => request("POST", `/matches/${id}/rematch`, { token, raw: true }),
+
+  // Players: a guest (its token is answered this once), the player, their matches (by
+  // status, newest first, in pages), public profiles and the leaderboard.
+  createPlayer: (name) => request("POST", "/players", { body: { name } }),
+  me: (token) => request("GET", "/players/me", { token }),
+  rename: (token, name) => request("PATCH", "/players/me", { token, body: { name } }),
+  myMatches: (token, { status, cursor, limit = 20 } = {}) =>
+    request("GET", `/players/me/matches?${query({ status, limit, cursor })}`, { token }),
+  profile: (id) => request("GET", `/players/${encodeURIComponent(id)}`),
+  leaderboard: (cursor, limit = 20) => request("GET", `/leaderboard?${query({ limit, cursor })}`),
 
   // One action: If-Match makes it apply only to the state the player saw; the
   // Idempotency-Key makes a retry after a network failure safe (same key, same answer).

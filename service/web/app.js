@@ -5,13 +5,22 @@
 //   #/lobby               the public matches waiting for a player
 //   #/history             past matches, export and import
 //   #/replay/<id>/<hand>  the hand replay viewer
+//   #/games               the player's matches ("My games")
+//   #/profile             the player's profile (or becoming one: continue as a guest)
+//   #/signin/<token>      a player's secret link, opened on another device
+//   #/players/<id>        anyone's public profile
+//   #/leaderboard         the best rated players
 
 import { api } from "./api.js";
+import { mountGames } from "./games.js";
+import { startHeader } from "./header.js";
 import { mountHistory } from "./history.js";
 import { mountJoin } from "./join.js";
+import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
+import { mountProfile, mountPublicProfile, mountSignin } from "./profile.js";
 import { mountReplay } from "./replay.js";
-import { pref, saveMatch, savedMatches, setPref } from "./saved.js";
+import { currentPlayer, pref, saveMatch, savedMatches, setPref } from "./saved.js";
 import { mountTable } from "./table.js";
 import { h, problemText, toast } from "./ui.js";
 
@@ -29,16 +38,27 @@ function route() {
   else if (parts[0] === "lobby") unmount = mountLobby(screen);
   else if (parts[0] === "history") unmount = mountHistory(screen);
   else if (parts[0] === "replay" && parts[1]) unmount = mountReplay(screen, parts[1], Number(parts[2] || 1));
+  else if (parts[0] === "games") unmount = mountGames(screen);
+  else if (parts[0] === "profile") unmount = mountProfile(screen);
+  else if (parts[0] === "signin") unmount = mountSignin(screen, parts[1] ? decodeURIComponent(parts[1]) : null);
+  else if (parts[0] === "players" && parts[1]) unmount = mountPublicProfile(screen, decodeURIComponent(parts[1]));
+  else if (parts[0] === "leaderboard") unmount = mountLeaderboard(screen);
   else unmount = mountNewMatch(screen);
+  for (const link of document.querySelectorAll(".topbar nav a, #nav-player")) {
+    if (link.getAttribute("href") === `#/${parts[0] || ""}`) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
   window.scrollTo(0, 0);
 }
 
 window.addEventListener("hashchange", route);
+startHeader();
 route();
 
 // --- New match ---------------------------------------------------------------------
 
 function mountNewMatch(root) {
+  const me = currentPlayer();
   const presetSelect = h("select#preset", { name: "preset" });
   const presetInfo = h("p.hint#preset-info");
   const target = h("span#target", {}, "100");
@@ -49,6 +69,13 @@ function mountNewMatch(root) {
   );
   levelSelect.value = pref("level", "medium");
   const name1 = h("input#name1", { name: "name1", value: pref("name", "You"), maxlength: "40", required: true, autocomplete: "nickname" });
+  const name1Field = h("label.field#name1-field", {}, "Your name ", name1);
+  // A player plays under the player's name (and the match is theirs on every device);
+  // two people on one device keep seat tokens here, under the names given.
+  const asPlayer = me
+    ? h("p.as-player#as-player", {}, "You play as ", h("b", {}, me.name), ": the match is in ", h("a", { href: "#/games" }, "My games"), " on every device where you use this player.")
+    : null;
+  const hotseatNote = me ? h("p.hint#hotseat-note", {}, "Two people on this device: the match is kept in this browser only (History), not in My games, and is not rated.") : null;
   const name2 = h("input#name2", { name: "name2", value: "", maxlength: "40", required: true });
   const start = h("button.primary#start", { type: "submit" }, "Deal");
   const publicBox = h("input#public", { type: "checkbox", name: "public", checked: Boolean(pref("public", false)) });
@@ -86,7 +113,9 @@ function mountNewMatch(root) {
       radio("opponent", "friend", "A friend on another device", pref("opponent", "computer") === "friend"),
       friendOptions,
     ),
-    h("div.names", {}, h("label.field", {}, "Your name ", name1), h("label.field#name2-field", {}, h("span#name2-label", {}, "Computer's name"), " ", name2)),
+    asPlayer,
+    hotseatNote,
+    h("div.names", {}, name1Field, h("label.field#name2-field", {}, h("span#name2-label", {}, "Computer's name"), " ", name2)),
     h("div.actions", {}, start),
   );
   root.append(continueList(), form);
@@ -108,6 +137,12 @@ function mountNewMatch(root) {
     name1.previousSibling.textContent = hotseat ? "First player " : "Your name ";
     if (!name2.dataset.edited) name2.value = hotseat ? "Player 2" : "Computer";
     start.textContent = friend ? "Invite" : "Deal";
+    const byPlayer = Boolean(me) && !hotseat;
+    name1Field.hidden = byPlayer;
+    name1.required = !byPlayer;
+    if (asPlayer) asPlayer.hidden = !byPlayer;
+    if (hotseatNote) hotseatNote.hidden = !hotseat;
+    form.querySelector(".names").hidden = byPlayer && friend;
   }
   name2.addEventListener("input", () => (name2.dataset.edited = "1"));
 
@@ -132,10 +167,12 @@ function mountNewMatch(root) {
         : opponent === "friend"
           ? { kind: "open" }
           : { name: name2.value.trim() || "Computer", kind: "computer", level: levelSelect.value };
+    const byPlayer = Boolean(me) && opponent !== "hotseat";
     const body = {
       rules: { preset: presetSelect.value },
       single_hand: single,
-      seats: [{ name: name1.value.trim() || "You", kind: "human" }, second],
+      // The player's seat is named by the service, after the player.
+      seats: [byPlayer ? { kind: "human" } : { name: name1.value.trim() || "You", kind: "human" }, second],
     };
     if (opponent === "friend") {
       body.rules.turn_seconds = clockSelect.value === "none" ? null : Number(clockSelect.value);
@@ -147,15 +184,17 @@ function mountNewMatch(root) {
     setPref("length", single ? "single" : "match");
     setPref("opponent", opponent);
     setPref("level", levelSelect.value);
-    setPref("name", body.seats[0].name);
+    if (!byPlayer) setPref("name", body.seats[0].name);
     start.disabled = true;
     try {
-      const created = await api.createMatch(body);
+      const created = await api.createMatch(body, byPlayer ? me.token : undefined);
       const tokens = {};
       for (const seat of created.seats) if (seat.token) tokens[seat.seat] = seat.token;
       const mode = opponent === "friend" ? "online" : opponent;
-      // The invite code is shown this once: it is kept with the token, for the waiting page.
-      saveMatch(created.id, { tokens, mode, invite: created.invite, public: created.public, created: new Date().toISOString(), resultSeen: 0 });
+      // The invite code is shown this once: it is kept with the token, for the waiting
+      // page.  A player's match keeps no seat token: the player token opens it.
+      const keys = byPlayer ? { player: me.id } : { tokens };
+      saveMatch(created.id, { ...keys, mode, invite: created.invite, public: created.public, created: new Date().toISOString(), resultSeen: 0 });
       location.hash = `#/play/${created.id}`;
     } catch (err) {
       toast(problemText(err), "error");
@@ -164,10 +203,30 @@ function mountNewMatch(root) {
   }
 }
 
-// The active matches this browser holds a seat of, newest first.
+// The active matches this browser holds a seat of, newest first; and the player's.
 function continueList() {
   const list = h("ul.continue");
   const box = h("section.panel.continue-box", { hidden: true }, h("h2", {}, "Continue"), list);
+  const me = currentPlayer();
+  if (me) {
+    const mine = h("ul.continue#continue-player");
+    list.before(mine);
+    api.myMatches(me.token, { status: "active", limit: 5 }).then(
+      (page) => {
+        for (const m of page.items) {
+          const score = `hand ${m.hand_number}, ${m.scores[m.seat]}–${m.scores[1 - m.seat]}`;
+          mine.append(
+            h("li", {}, h("a", { href: `#/play/${m.id}` }, `vs ${m.opponent.name ?? "(open seat)"} — ${score}`), m.your_turn ? h("span.turn-badge", {}, "Your turn") : null),
+          );
+        }
+        if (page.items.length) {
+          mine.append(h("li.all", {}, h("a", { href: "#/games" }, "All my games…")));
+          box.hidden = false;
+        }
+      },
+      () => {},
+    );
+  }
   const entries = Object.entries(savedMatches()).sort((a, b) => (b[1].created || "").localeCompare(a[1].created || ""));
   for (const [id, entry] of entries.slice(0, 20)) {
     if (entry.finished) continue;

@@ -2,7 +2,7 @@
 // token with its own match only, so one request per match), with export and import.
 
 import { api } from "./api.js";
-import { anyToken, forgetMatch, saveMatch, savedMatches } from "./saved.js";
+import { anyToken, currentPlayer, forgetMatch, saveMatch, savedMatches, seatsOf } from "./saved.js";
 import { downloadText, h, problemText, seatLabel, toast } from "./ui.js";
 
 export function mountHistory(root) {
@@ -15,6 +15,7 @@ export function mountHistory(root) {
       {},
       h("h1", {}, "History"),
       h("p.hint", {}, "The matches this browser created or imported. A match's seat token is kept only here: forget it and the match cannot be opened again from this browser."),
+      currentPlayer() ? h("p.hint#history-player", {}, "The matches you play as ", h("b", {}, currentPlayer().name), " are in ", h("a", { href: "#/games" }, "My games"), ".") : null,
       h("div.import", {}, h("label.button", { for: "import-file" }, "Import a record…"), file),
       status,
       list,
@@ -24,7 +25,8 @@ export function mountHistory(root) {
   load();
 
   async function load() {
-    const entries = Object.entries(savedMatches()).sort((a, b) => (b[1].created || "").localeCompare(a[1].created || ""));
+    // A player's matches (no seat token kept here) are listed in My games.
+    const entries = Object.entries(savedMatches()).filter(([, e]) => seatsOf(e).length).sort((a, b) => (b[1].created || "").localeCompare(a[1].created || ""));
     if (!entries.length) {
       status.textContent = "No matches yet: start one, or import a record.";
       list.replaceChildren();

@@ -2,7 +2,7 @@
 // (#/join/<id>/<code>) or from the lobby (a public match: #/join/<id>, no code).
 
 import { ApiError, api } from "./api.js";
-import { pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
+import { currentPlayer, holds, pref, saveMatch, savedMatch, setPref } from "./saved.js";
 import { h, problemText } from "./ui.js";
 
 // The name this browser offers by default ("You" is the default of the new-match form,
@@ -12,8 +12,15 @@ export function defaultName() {
   return name === "You" ? "" : name;
 }
 
-// Take the open seat; keeps the seat token; answers the match id.
+// Take the open seat; keeps the seat token (a player keeps none: the player token opens
+// the match, under the player's name); answers the match id.
 export async function joinMatch(id, code, name) {
+  const me = currentPlayer();
+  if (me) {
+    const joined = await api.join(id, code, undefined, me.token);
+    saveMatch(joined.match_id, { player: me.id, mode: "online", joined: true, created: new Date().toISOString(), resultSeen: 0 });
+    return joined.match_id;
+  }
   const joined = await api.join(id, code, name);
   saveMatch(joined.match_id, {
     tokens: { [joined.seat]: joined.token },
@@ -40,20 +47,50 @@ export function joinProblem(err) {
   return { text: `Could not join: ${problemText(err)}`, final: false };
 }
 
+function knownPanel(id, why) {
+  return h(
+    "section.panel.join-panel#join-known",
+    {},
+    h("h1", {}, "You are in this match"),
+    h("p", {}, why),
+    h("div.actions", {}, h("a.button.primary#open-table", { href: `#/play/${id}` }, "Open the table")),
+  );
+}
+
 export function mountJoin(root, id, code) {
   const entry = savedMatch(id);
-  if (entry && seatsOf(entry).length) {
-    root.append(
-      h(
-        "section.panel.join-panel#join-known",
-        {},
-        h("h1", {}, "You are in this match"),
-        h("p", {}, "This browser already holds a seat of this match: the invite link is for the other player."),
-        h("div.actions", {}, h("a.button.primary#open-table", { href: `#/play/${id}` }, "Open the table")),
-      ),
-    );
+  const me = currentPlayer();
+  if (holds(entry)) {
+    root.append(knownPanel(id, "This browser already holds a seat of this match: the invite link is for the other player."));
     return () => {};
   }
+  let alive = true;
+  if (me) {
+    // The player may have made this match on another device: joining would seat them
+    // on both seats.  The player token reads the match only if it holds a seat.
+    const form = joinForm(root, id, code, me);
+    form.hidden = true;
+    api.view(id, me.token).then(
+      () => {
+        if (!alive) return;
+        form.remove();
+        root.append(knownPanel(id, `${me.name} already plays in this match (made on another device, perhaps): the invite link is for the other player.`));
+      },
+      () => {
+        if (!alive) return;
+        form.hidden = false;
+        form.querySelector("#join")?.focus();
+      },
+    );
+  } else {
+    joinForm(root, id, code, null);
+  }
+  return () => {
+    alive = false;
+  };
+}
+
+function joinForm(root, id, code, me) {
   const name = h("input#join-name", { name: "name", value: defaultName(), maxlength: "40", required: true, autocomplete: "nickname", placeholder: "Your name" });
   const button = h("button.primary#join", { type: "submit" }, "Join");
   const error = h("p.error#join-error", { role: "alert", hidden: true });
@@ -63,19 +100,20 @@ export function mountJoin(root, id, code) {
     { onsubmit: submit },
     h("h1", {}, "Join a match"),
     h("p", {}, code ? "You are invited to a game of Gin Rummy against a friend." : "A match from the lobby: someone is waiting for a player."),
-    h("label.field", {}, "Your name ", name),
-    h("p.hint", {}, "The other player sees this name."),
+    me ? h("p#join-as", {}, "You join as ", h("b", {}, me.name), ": the match is in My games on every device where you use this player.") : null,
+    me ? null : h("label.field", {}, "Your name ", name),
+    me ? null : h("p.hint", {}, "The other player sees this name."),
     h("div.actions", {}, button),
     error,
     links,
   );
   root.append(form);
-  name.focus();
+  if (!me) name.focus();
 
   async function submit(event) {
     event.preventDefault();
     const chosen = name.value.trim();
-    if (!chosen) {
+    if (!chosen && !me) {
       name.focus();
       return;
     }
@@ -94,5 +132,5 @@ export function mountJoin(root, id, code) {
     }
   }
 
-  return () => {};
+  return form;
 }

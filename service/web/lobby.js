@@ -3,10 +3,11 @@
 
 import { api, serverNow } from "./api.js";
 import { defaultName, joinMatch, joinProblem } from "./join.js";
-import { savedMatch, seatsOf } from "./saved.js";
+import { currentPlayer, holds, savedMatch } from "./saved.js";
 import { agoText, clockText, h, matchLength, problemText, toast } from "./ui.js";
 
 export function mountLobby(root) {
+  const me = currentPlayer();
   const name = h("input#lobby-name", { name: "name", value: defaultName(), maxlength: "40", autocomplete: "nickname", placeholder: "Your name" });
   const list = h("ul.lobby#lobby-list");
   const status = h("p.hint#lobby-status", { role: "status" }, "Loading…");
@@ -18,7 +19,7 @@ export function mountLobby(root) {
       {},
       h("div.title-row", {}, h("h1", {}, "Lobby"), refresh),
       h("p.hint", {}, "Public matches waiting for a player. To list one of your own: New match → A friend on another device → List it in the lobby."),
-      h("label.field", {}, "Your name ", name),
+      me ? h("p#lobby-as", {}, "You join as ", h("b", {}, me.name), ".") : h("label.field", {}, "Your name ", name),
       status,
       list,
       more,
@@ -27,6 +28,7 @@ export function mountLobby(root) {
   let cursor = null;
   let alive = true;
   let loading = false;
+  let ours = new Set(); // the player's own matches waiting (made on any device)
   load(null);
 
   async function load(after) {
@@ -34,7 +36,11 @@ export function mountLobby(root) {
     loading = true;
     refresh.disabled = more.disabled = true;
     try {
-      const page = await api.lobby(after);
+      const [page, waiting] = await Promise.all([
+        api.lobby(after),
+        me && !after ? api.myMatches(me.token, { status: "waiting", limit: 100 }).catch(() => null) : null,
+      ]);
+      if (waiting) ours = new Set(waiting.items.map((m) => m.id));
       if (!alive) return;
       if (!after) list.replaceChildren();
       list.append(...page.items.map(row));
@@ -51,7 +57,7 @@ export function mountLobby(root) {
   }
 
   function row(item) {
-    const mine = seatsOf(savedMatch(item.id)).length > 0;
+    const mine = holds(savedMatch(item.id)) || ours.has(item.id);
     const rules = item.rules;
     const action = mine
       ? h("a.button#lobby-open", { href: `#/play/${item.id}` }, "Yours: open")
@@ -72,7 +78,7 @@ export function mountLobby(root) {
 
   async function join(item, button) {
     const chosen = name.value.trim();
-    if (!chosen) {
+    if (!chosen && !me) {
       toast("Your name first: the other player sees it.");
       name.focus();
       return;

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { bestMelds, cardBack, cardElement, handElement, pretty } from "./cards.js";
 import { describeResult, resultElement } from "./result.js";
-import { anyToken, savedMatch } from "./saved.js";
+import { savedMatch, tokenFor } from "./saved.js";
 import { endText, h, problemText, says, verbFor } from "./ui.js";
 
 // Every position of the hand: the deal, then one per event.
@@ -54,11 +54,11 @@ export function replaySteps(detail, names) {
 
 export function mountReplay(root, id, number) {
   const entry = savedMatch(id);
-  const token = anyToken(entry);
+  const token = tokenFor(entry, { orPlayer: true }); // a seat token kept here, or the player's
   const panel = h("section.panel.replay#replay", {}, h("h1", {}, "Replay"), h("p.loading", {}, "Loading the hand…"));
   root.append(panel);
   if (!token) {
-    panel.replaceChildren(h("h1", {}, "Replay"), h("p", {}, "This browser holds no seat token for this match."));
+    panel.replaceChildren(h("h1", {}, "Replay"), h("p", {}, "This browser holds no seat token for this match, and plays as no player."));
     return () => {};
   }
   let steps = [];
@@ -181,7 +181,7 @@ export function mountReplay(root, id, number) {
         controls,
         slider,
         h("p.hint", {}, "← / → step through the events · Home / End jump to the deal / the score"),
-        h("div.actions", {}, h("a.button", { href: `#/play/${id}` }, "Back to the table"), h("a.button", { href: "#/history" }, "History")),
+        h("div.actions", {}, h("a.button", { href: `#/play/${id}` }, "Back to the table"), h("a.button", { href: entry && entry.tokens ? "#/history" : "#/games" }, entry && entry.tokens ? "History" : "My games")),
       );
       go(0);
     } catch (err) {

@@ -9,27 +9,36 @@
 // and at the end the rematch.  legal_actions lists the plays of the seat to act, and
 // also, whoever's turn it is, resign (claim_timeout, abort): those are buttons of their
 // own (ENDINGS), never plays; whose turn it is is view.turn.
+//
+// A match is opened with the seat tokens this browser keeps of it, or else with the
+// player token (a match of the player's, made or joined on any device): the seat is
+// then the view's.
 
 import { ApiError, api, followStream, serverNow } from "./api.js";
 import { bestMelds, cardBack, cardElement, cardName, handElement, pretty } from "./cards.js";
+import { countChanged } from "./header.js";
 import { deadwoodOf, resultElement } from "./result.js";
-import { pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
+import { currentPlayer, holds, pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
 import { clockText, downloadText, endText, h, matchLength, problemText, remainingText, says, seatLabel, toast } from "./ui.js";
 
 // The actions that end the match instead of playing the cards.
 const ENDINGS = new Set(["resign", "claim_timeout", "abort"]);
 
 export function mountTable(root, id) {
-  const entry = savedMatch(id);
-  if (!entry || !seatsOf(entry).length) {
+  const entry = savedMatch(id) || {};
+  const me = currentPlayer();
+  const bySeat = seatsOf(entry).length > 0; // else by the player token
+  if (!bySeat && !me) {
     root.append(
-      h("section.panel", {}, h("h1", {}, "Not your match"),
-        h("p", {}, "This browser holds no seat token for this match, so it cannot show it. Matches you create or import here are listed in the "),
-        h("a", { href: "#/history" }, "history"), "."),
+      h("section.panel#not-yours", {}, h("h1", {}, "Not your match"),
+        h("p", {}, "This browser holds no seat token for this match, so it cannot show it. Matches you create or import here are listed in the ",
+          h("a", { href: "#/history" }, "history"), "."),
+        h("p", {}, "If you play it as a player on another device, use that player here: ", h("a", { href: "#/profile" }, "Continue as a guest"), " → Already a player on another device?")),
     );
     return () => {};
   }
-  const mySeats = seatsOf(entry);
+  // By the player token, the seat is the view's (the seat to act, if the player holds both).
+  let mySeats = bySeat ? seatsOf(entry) : [];
   const hotseat = mySeats.length === 2;
   const S = {
     view: null, // the last view fetched (for the seat shown, or any seat while covered)
@@ -49,7 +58,7 @@ export function mountTable(root, id) {
     rematching: false,
     finishedSeen: null, // when this page saw the match finished (to stop asking for a rematch)
   };
-  const token = (seat) => entry.tokens[seat];
+  const token = (seat) => (bySeat ? entry.tokens[seat] : me.token);
   const el = h("div.table#table");
   root.append(el);
 
@@ -64,6 +73,13 @@ export function mountTable(root, id) {
 
   function accept(view) {
     const seat = view.seat;
+    if (!bySeat) {
+      mySeats = [seat];
+      if (!S.view) saveMatch(id, { player: me.id, created: entry.created || new Date().toISOString() });
+      // The header counts the player's games waiting for their move.
+      const mine = (x) => x.status === "active" && x.turn === x.seat;
+      if (S.view && mine(S.view) !== mine(view)) countChanged();
+    }
     // Two people on one device: a view of the other seat than the one revealed is never kept.
     if (hotseat && S.shown !== null && seat !== S.shown) return;
     if (S.view && S.view.seat === seat && S.view.hand_number === view.hand_number && view.phase === "discard" && S.previousHand) {
@@ -667,7 +683,7 @@ export function mountTable(root, id) {
     if (!finished) {
       buttons.append(...[h("button.primary#next-hand", { type: "button", onclick: () => dismissResult(hand.hand) }, "Next hand"), replay].filter(Boolean));
     } else {
-      const known = v.rematch && seatsOf(savedMatch(v.rematch)).length > 0;
+      const known = Boolean(v.rematch) && holds(savedMatch(v.rematch));
       const label = known ? "Go to the rematch" : v.rematch ? "Join the rematch" : "Rematch";
       const rematchButton = h("button.primary#rematch", { type: "button", disabled: S.rematching, onclick: rematch }, label);
       if (v.rematch && !known && online(v)) rematchNote = h("p.rematch-note#rematch-note", {}, `${names[1 - v.seat]} wants a rematch: the seats are swapped, so the other player starts.`);
@@ -698,15 +714,28 @@ export function mountTable(root, id) {
   }
 
   // The same match again, seats swapped: the first seat to ask makes it, the other joins
-  // it; each gets its seat token in the rematch when it first asks.
+  // it; each gets its seat token in the rematch when it first asks.  A player's seats
+  // stay the player's in the rematch: the player token opens it, no seat token is kept.
   async function rematch() {
     const v = S.view;
-    if (v.rematch && seatsOf(savedMatch(v.rematch)).length) {
+    if (v.rematch && holds(savedMatch(v.rematch))) {
       location.hash = `#/play/${v.rematch}`;
       return;
     }
     S.rematching = true;
     render();
+    if (!bySeat) {
+      try {
+        const { body } = await api.rematch(id, me.token);
+        saveMatch(body.id, { player: me.id, mode: entry.mode || (online(v) ? "online" : "computer"), rematchOf: id, created: new Date().toISOString(), resultSeen: 0 });
+        location.hash = `#/play/${body.id}`;
+      } catch (err) {
+        toast(problemText(err), "error");
+        S.rematching = false;
+        render();
+      }
+      return;
+    }
     try {
       const tokens = {};
       let next = null;
@@ -760,7 +789,7 @@ export function mountTable(root, id) {
       h("p.hint", {}, `${v.rules.preset} · ${matchLength(v.rules)} · ${clockText(v.rules.turn_seconds)}${entry.public ? " · listed in the lobby" : ""}`),
       link,
       h("p.waiting#waiting", { role: "status" }, h("span.spinner", { "aria-hidden": "true" }), "Waiting for your friend…"),
-      h("p.hint", {}, "The table opens by itself when they join. You may leave this page: the match stays in the Continue list of the new-match page."),
+      h("p.hint", {}, `The table opens by itself when they join. You may leave this page: the match stays in ${bySeat ? "the Continue list of the new-match page" : "My games"}.`),
       h("div.actions", {}, abort ? h("button#cancel", { type: "button", disabled: S.busy, onclick: () => act(abort, { retry: true }) }, "Cancel the match") : null),
     );
   }
@@ -836,8 +865,16 @@ export function mountTable(root, id) {
       if (S.view.status !== "finished") stopStream = followStream(id, token(mySeats[0]), S.view.version, onStreamEvent);
     })
     .catch((err) => {
+      if (!bySeat && err instanceof ApiError && err.status === 403) {
+        el.replaceChildren(
+          h("section.panel#not-yours", {}, h("h1", {}, "Not your match"),
+            h("p", {}, `${me.name}, the player this browser plays as, holds no seat of this match, and this browser keeps no seat token of it.`),
+            h("div.actions", {}, h("a.button", { href: "#/games" }, "My games"), h("a.button", { href: "#/history" }, "History"))),
+        );
+        return;
+      }
       el.replaceChildren(
-        h("section.panel", {}, h("h1", {}, "This match cannot be shown"), h("p", {}, problemText(err)), h("a", { href: "#/history" }, "History")),
+        h("section.panel", {}, h("h1", {}, "This match cannot be shown"), h("p", {}, problemText(err)), h("a", { href: bySeat ? "#/history" : "#/games" }, bySeat ? "History" : "My games")),
       );
     });
 

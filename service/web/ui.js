@@ -105,3 +105,28 @@ export function endText(reason, winner, names) {
   if (reason === "timeout") return `${l} ran out of time: ${says(w, "wins")} the match.`;
   return `${says(w, "wins")} the match.`;
 }
+
+// --- players -------------------------------------------------------------------------
+
+// A refusal of one field of a request body (422 invalid_request: errors[field]) in the
+// service's own words, else the problem itself.
+export function fieldProblem(err, field) {
+  const errors = (err && err.problem && err.problem.errors) || {};
+  if (err && err.status === 422 && errors[field]) {
+    const text = [].concat(errors[field]).join(" ");
+    return text.charAt(0).toUpperCase() + text.slice(1) + ".";
+  }
+  return problemText(err);
+}
+
+// A Glicko-2 number (rating, deviation) as people read it.
+export const rounded = (x) => String(Math.round(x));
+
+// "1 match", "3 wins".
+export const plural = (n, word, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
+// Go to a screen, drawing it again when it is the one shown.
+export function go(hash) {
+  if (location.hash === hash) window.dispatchEvent(new HashChangeEvent("hashchange"));
+  else location.hash = hash;
+}

@@ -16,6 +16,8 @@ from tests.api.conftest import UNLIMITED
 
 from .support import OPERATOR, Client, chromium, missing, serving
 
+DESKTOP = {"width": 1000, "height": 860}
+
 
 def pytest_collection_modifyitems(config, items):
     reason = missing()
@@ -72,3 +74,24 @@ def client(live_server, context):
     client = Client(context.new_page(), live_server)
     yield client
     assert not client.errors, f"JavaScript errors on the page: {client.errors}"
+
+
+@pytest.fixture
+def devices(browser, live_server):
+    """Makes people: each a browser context (a device) of their own, with one page."""
+    contexts, clients = [], []
+
+    def person(viewport=DESKTOP, clipboard=False) -> Client:
+        context = browser.new_context(viewport=viewport)
+        if clipboard:
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server)
+        contexts.append(context)
+        client = Client(context.new_page(), live_server)
+        clients.append(client)
+        return client
+
+    yield person
+    for context in contexts:
+        context.close()  # closes the live streams before the server stops
+    for client in clients:
+        assert not client.errors, f"JavaScript errors on the page: {client.errors}"

@@ -1,12 +1,13 @@
 """Take the README's screenshots of the reference web client.
 
-    python -m tests.web.screenshots [--out service/web/screenshots] [--database-url URL]
+    python -m tests.web.screenshots [--out service/web/screenshots] [--database-url URL] [--only players]
 
 Plays against the computer through the page (as the browser tests do) until the hand
 shows a knock to make, then photographs the table, the hand result and the replay
 viewer; then two people on two devices: the invite page, the lobby, the join page and
-the table of a match played online under a clock -- each at a desktop width and at a
-phone width.  ``--database-url`` is a server's
+the table of a match played online under a clock; then players: My games, the profile
+and the leaderboard of a few players with rated matches (made through the API) -- each
+at a desktop width and at a phone width.  ``--database-url`` is a server's
 admin URL (a scratch database is created and dropped); without it an embedded server
 is started.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import time
 from pathlib import Path
 
 from service.store import EventStore, connect
@@ -120,17 +122,99 @@ def shoot_online(browser, base: str, out: Path, size: str) -> None:
         context.close()
 
 
+PLAYERS = ("Ann", "Bob", "Cleo", "Dev", "Ema", "Finn")
+
+
+def seed_players(base: str) -> dict:
+    """Six guests who played each other once (a resignation ends each match, so every
+    one of them has 5 rated matches); then Ann's games under way: her move against Bob
+    under a 3-day clock, Cleo's move, the computer, and an invite nobody took yet.
+    Answers Ann ({"id", "name", "token"})."""
+    people = [api(base, "POST", "/players", {"name": name}) for name in PLAYERS]
+    single = {"rules": {"preset": "classic"}, "single_hand": True, "seats": [{"kind": "human"}, {"kind": "open"}]}
+
+    def play(a: dict, b: dict, body: dict) -> str:
+        made = api(base, "POST", "/matches", body, token=a["token"])
+        api(base, "POST", f"/matches/{made['id']}/join", {"code": made["invite"]["code"]}, token=b["token"])
+        return made["id"]
+
+    # Each pair once; the loser resigns. Who wins: mostly the earlier of the two in a
+    # shuffled order, so that the ratings spread out.
+    order = ["Cleo", "Ann", "Finn", "Bob", "Ema", "Dev"]
+    upsets = {("Dev", "Cleo"), ("Bob", "Ann")}
+    for i, a in enumerate(people):
+        for b in people[i + 1 :]:
+            match_id = play(a, b, single)
+            winner = min((a, b), key=lambda p: order.index(p["name"]))
+            if (a["name"], b["name"]) in upsets or (b["name"], a["name"]) in upsets:
+                winner = b if winner is a else a
+            loser = b if winner is a else a
+            api(base, "POST", f"/matches/{match_id}/actions", {"type": "resign"}, token=loser["token"])
+
+    ann, bob, cleo = people[0], people[1], people[2]
+    clocked = {"rules": {"preset": "classic", "turn_seconds": 259200}, "single_hand": False, "seats": [{"kind": "human"}, {"kind": "open"}]}
+    play(ann, bob, clocked)  # Ann starts
+    theirs = play(ann, cleo, {**single, "single_hand": False})
+    view = api(base, "GET", f"/matches/{theirs}", token=ann["token"])
+    while view["turn"] == view["seat"]:  # Ann plays her turn: Cleo's move next
+        legal = [a for a in view["legal_actions"] if a["type"] in ("pass", "draw", "discard")]
+        action = next((a for a in legal if a["type"] == "pass"), None) or next(
+            (a for a in legal if a.get("source") == "stock"), legal[-1]
+        )
+        view = api(base, "POST", f"/matches/{theirs}/actions", action, token=ann["token"])["view"]
+    api(base, "POST", "/matches", {"rules": {"preset": "classic"}, "seats": [{"kind": "human"}, {"kind": "computer", "level": "medium"}]}, token=ann["token"])
+    api(base, "POST", "/matches", {"rules": {"preset": "classic"}, "seats": [{"kind": "human"}, {"kind": "open"}]}, token=ann["token"])
+    # The ratings fold a match's end once every older transaction on the server ended.
+    deadline = time.monotonic() + 60
+    while any(api(base, "GET", f"/players/{p['id']}")["matches"] < 5 for p in people) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return ann
+
+
+def shoot_players(browser, base: str, out: Path, size: str, ann: dict) -> None:
+    """Ann's browser (signed in with her secret link): My games, her profile, the
+    leaderboard."""
+    context = browser.new_context(viewport=SIZES[size], device_scale_factor=1)
+    client = Client(context.new_page(), base)
+    page = client.page
+    client.open(f"#/signin/{ann['token']}")
+    page.click("#signin-confirm")
+    page.wait_for_selector("#games-playing li")
+    page.wait_for_selector("#games-count:not([hidden])")
+    page.wait_for_timeout(1_100)  # a clock's first second
+    page.evaluate("document.getElementById('toast').hidden = true")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"games-{size}.png"), full_page=True)
+    page.click("#nav-player")
+    page.wait_for_selector("#stat-rating")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"profile-{size}.png"), full_page=True)
+    page.click("#nav-leaderboard")
+    page.wait_for_selector("#leaderboard-rows tr")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"leaderboard-{size}.png"), full_page=True)
+    assert not client.errors, client.errors
+    context.close()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--database-url", help="a PostgreSQL server's admin URL (default: an embedded server)")
+    parser.add_argument("--only", choices=("table", "online", "players"), action="append", help="only these screenshots (repeatable; default: all)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    only = set(args.only or ("table", "online", "players"))
     with database(args.database_url) as store, serving(make_app(store)) as base, chromium() as browser:
         seed_lobby(base)
+        ann = seed_players(base) if "players" in only else None
         for size in SIZES:
-            shoot(browser, base, args.out, size)
-            shoot_online(browser, base, args.out, size)
+            if "table" in only:
+                shoot(browser, base, args.out, size)
+            if "online" in only:
+                shoot_online(browser, base, args.out, size)
+            if "players" in only:
+                shoot_players(browser, base, args.out, size, ann)
     for path in sorted(args.out.glob("*.png")):
         print(path)
     return 0

@@ -128,7 +128,8 @@ class Client:
         page.check(f"input[name=opponent][value={opponent}]")
         if opponent == "computer":
             page.select_option("#level", level)
-        page.fill("#name1", names[0])
+        if page.is_visible("#name1"):  # a player plays under the player's name
+            page.fill("#name1", names[0])
         if opponent == "friend":
             page.select_option("#clock", clock)
             page.set_checked("#public", public)

@@ -28,27 +28,6 @@ LIVE = 1_000
 MAX_MOVES = 200
 
 
-@pytest.fixture
-def devices(browser, live_server):
-    """Makes people: each a browser context (a device) of their own, with one page."""
-    contexts, clients = [], []
-
-    def person(viewport=DESKTOP, clipboard=False) -> Client:
-        context = browser.new_context(viewport=viewport)
-        if clipboard:
-            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server)
-        contexts.append(context)
-        client = Client(context.new_page(), live_server)
-        clients.append(client)
-        return client
-
-    yield person
-    for context in contexts:
-        context.close()  # closes the live streams before the server stops
-    for client in clients:
-        assert not client.errors, f"JavaScript errors on the page: {client.errors}"
-
-
 def seat_of(client: Client) -> int:
     return int(client.page.get_attribute("#table", "data-seat"))
 
