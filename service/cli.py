@@ -4,11 +4,15 @@
     gin-rummy db upgrade [REVISION]         apply migrations (default: head)
     gin-rummy db downgrade REVISION         undo migrations down to REVISION ('base': all)
     gin-rummy projections rebuild           recreate the read models from the events
+    gin-rummy keys list|rotate              the keys exports are signed with
     gin-rummy openapi                       print the OpenAPI document (YAML)
     gin-rummy export [MATCH ...] [--status S] [-o FILE]
                                             match records: one as JSON, several or all as NDJSON
     gin-rummy import [FILE ...]             import records (JSON or NDJSON; '-' or none: stdin)
-    gin-rummy replay MATCH [--hand N]       print a match's hands as readable text
+    gin-rummy replay MATCH|FILE [--hand N] [--format hands|text]
+                                            print a match's hands as readable text, or its
+                                            movetext (docs/movetext.md; a FILE's default,
+                                            read without the database)
     gin-rummy audit [MATCH ...]             recompute every hand of the matches (default: all)
 
 The database is ``DATABASE_URL``, or the embedded server (see ``service.store.database``).
@@ -122,20 +126,21 @@ def export(args: argparse.Namespace) -> int:
     from service.store import MatchNotFound
 
     store = _store()
+    signer = _signer(store)
     out = open(args.output, "w") if args.output else sys.stdout
     try:
         if len(args.matches) == 1:
             try:
-                record = export_match(store, _match_id(args.matches[0]))[0]
+                record = export_match(store, _match_id(args.matches[0]), signer=signer)[0]
             except MatchNotFound:
                 print(f"gin-rummy: no match {args.matches[0]}", file=sys.stderr)
                 return 1
             out.write(json.dumps(record, indent=2) + "\n")
             return 0
         records = (
-            (export_match(store, _match_id(m))[0] for m in args.matches)
+            (export_match(store, _match_id(m), signer=signer)[0] for m in args.matches)
             if args.matches
-            else export_all(store, status=args.status)
+            else export_all(store, status=args.status, signer=signer)
         )
         count = 0
         for record in records:
@@ -165,12 +170,50 @@ def _records_in(text: str, source: str):
                 yield f"{source}:{number}", exc
 
 
+def _signer(store):
+    """The service's signer, configured as the service is (GIN_RUMMY_SIGNING_KEY_FILE,
+    GIN_RUMMY_PUBLIC_URL, GIN_RUMMY_TRUSTED_JWKS)."""
+    from service.records.signing import Signer
+
+    trusted = [s for s in os.environ.get("GIN_RUMMY_TRUSTED_JWKS", "").split(",") if s.strip()]
+    return Signer(store, key_file=os.environ.get("GIN_RUMMY_SIGNING_KEY_FILE") or None,
+                  signer=os.environ.get("GIN_RUMMY_PUBLIC_URL") or None, trusted=trusted)
+
+
+def keys(args: argparse.Namespace) -> int:
+    """``keys list``: the signing keys; ``keys rotate``: a new key signs from now on (the
+    old ones stay published, so records they signed still verify)."""
+    from service.records.signing import new_key
+    from service.store import signing_keys
+
+    with connect(database_url(), max_size=1) as pool:
+        store = EventStore(pool)
+        if args.action == "rotate":
+            if os.environ.get("GIN_RUMMY_SIGNING_KEY_FILE"):
+                print("gin-rummy: the signing key is GIN_RUMMY_SIGNING_KEY_FILE; rotate it by configuring another file",
+                      file=sys.stderr)
+                return 1
+            with store.transaction() as conn:
+                kid = new_key(conn, retire_others=True)
+            print(f"key {kid} signs from now on (running services take it up within a minute)")
+            return 0
+        with store.connection() as conn:
+            rows = signing_keys.keys(conn)
+        for row in rows:
+            state = f"retired {row.retired_at.isoformat()}" if row.retired_at else "signing"
+            print(f"{row.key_id}  made {row.created_at.isoformat()}  {state}")
+        if not rows:
+            print("no key yet: the service makes one when it first signs a record")
+        return 0
+
+
 def import_(args: argparse.Namespace) -> int:
     from service.matches import MatchService, seat_token
     from service.records.records import RecordError, import_record
 
     store = _store()
     proceed = MatchService(store).proceed  # an unfinished match goes on to where a person acts
+    signer = _signer(store)
     failed = 0
     for path in args.files or ["-"]:
         text = sys.stdin.read() if path == "-" else open(path).read()
@@ -180,7 +223,7 @@ def import_(args: argparse.Namespace) -> int:
                 failed += 1
                 continue
             try:
-                result = import_record(store, record, seat_token, proceed=proceed)
+                result = import_record(store, record, seat_token, proceed=proceed, signer=signer)
             except RecordError as exc:
                 at = f" (event {exc.index}" + (f", rule {exc.rule})" if exc.rule else ")") if exc.index is not None else ""
                 print(f"{where}: refused: {exc.code}: {exc}{at}", file=sys.stderr)
@@ -195,28 +238,86 @@ def import_(args: argparse.Namespace) -> int:
 
 
 def replay(args: argparse.Namespace) -> int:
-    from service.engine import fold
-    from service.records.hands import hand_detail, hand_text, match_text, split_hands
-    from service.records.records import stored_event_json
+    from service.records.records import RecordError
+    from service.records.text import printable, record_text
 
-    store = _store()
-    events = [stored_event_json(e) for e in store.read(_match_id(args.match))]
-    if not events:
-        print(f"gin-rummy: no match {args.match}", file=sys.stderr)
+    source_is_file = args.match == "-" or os.path.isfile(args.match)
+    style = args.format or ("text" if source_is_file else "hands")
+    if style == "text" and args.hand is not None:
+        print("gin-rummy: --hand goes with --format hands", file=sys.stderr)
         return 1
-    names = [seat.get("name") or f"Seat {i + 1}" for i, seat in enumerate(fold(events).seats)]
-    if args.hand is None:
-        for line in match_text(events, names):
-            print(line)
-    hands = split_hands(events)
-    chosen = range(1, len(hands) + 1) if args.hand is None else [args.hand]
-    for number in chosen:
-        if not 1 <= number <= len(hands):
-            print(f"gin-rummy: the match has {len(hands)} hand(s)", file=sys.stderr)
+    records = _record_files(args.match) if source_is_file else _stored_record(args.match)
+    first = True
+    for where, record in records:
+        if isinstance(record, str):
+            print(f"gin-rummy: {record}", file=sys.stderr)
             return 1
-        print(hand_text(hand_detail(hands[number - 1]), names))
-        print()
+        try:
+            text = record_text(record) if style == "text" else _hands_text(record, args.hand)
+        except RecordError as exc:  # events of a schema version this service cannot read
+            print(f"gin-rummy: {where}: {exc}", file=sys.stderr)
+            return 1
+        if text is None:
+            return 1
+        if not first:
+            print()
+        first = False
+        # Names in records hold no control characters, but a file may come from anywhere.
+        for line in text.splitlines():
+            print(printable(line))
     return 0
+
+
+def _record_files(path: str):
+    """The records of a JSON or NDJSON file ('-': standard input), each with where it
+    came from, or a message saying why it is not one; no database is involved."""
+    from service.records.format import FORMAT
+    from service.records.records import schema_problems
+
+    text = sys.stdin.read() if path == "-" else open(path).read()
+    for where, record in _records_in(text, "stdin" if path == "-" else path):
+        if isinstance(record, Exception):
+            yield where, f"{where}: not JSON: {record}"
+        elif not isinstance(record, dict) or record.get("format") != FORMAT:
+            yield where, f"{where}: not a match record (format {FORMAT!r})"
+        elif problems := schema_problems(record):
+            yield where, f"{where}: the record does not match its schema at {problems[0][0]}: {problems[0][1]}"
+        else:
+            yield where, record
+
+
+def _stored_record(match: str):
+    import uuid
+
+    from service.records.records import export_match
+    from service.store import MatchNotFound
+
+    try:
+        match_id = uuid.UUID(match)
+    except ValueError:
+        yield match, f"{match!r} is neither a match id nor a record file"
+        return
+    try:
+        yield match, export_match(_store(), match_id)[0]
+    except MatchNotFound:
+        yield match, f"no match {match}"
+
+
+def _hands_text(record: dict, hand: int | None) -> str | None:
+    """The record's hands as readable sentences (all, or only hand ``hand``)."""
+    from service.records.hands import hand_detail, hand_text, match_text, split_hands
+    from service.records.records import upcast_events
+
+    events = upcast_events(record["events"])
+    names = [seat.get("name") or f"Seat {i + 1}" for i, seat in enumerate(record["seats"])]
+    hands = split_hands(events)
+    if hand is not None and not 1 <= hand <= len(hands):
+        print(f"gin-rummy: the match has {len(hands)} hand(s)", file=sys.stderr)
+        return None
+    lines = match_text(events, names) if hand is None else []
+    for number in range(1, len(hands) + 1) if hand is None else [hand]:
+        lines += [hand_text(hand_detail(hands[number - 1]), names), ""]
+    return "\n".join(lines) + "\n"
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -285,15 +386,27 @@ def build_parser() -> argparse.ArgumentParser:
     command.add_argument("files", nargs="*", metavar="FILE", help="JSON or NDJSON files; '-' or none: stdin")
     command.set_defaults(run=import_)
 
-    command = commands.add_parser("replay", help="print a match's hands as text")
-    command.add_argument("match", metavar="MATCH")
-    command.add_argument("--hand", type=int, help="only this hand (1, 2, ...)")
+    command = commands.add_parser("replay", help="print a match's hands as text, or its movetext")
+    command.add_argument(
+        "match", metavar="MATCH|FILE",
+        help="a stored match's id, or a record file as `export` writes it (JSON or NDJSON; '-': stdin), read without the database",
+    )
+    command.add_argument("--hand", type=int, help="only this hand (1, 2, ...), with --format hands")
+    command.add_argument(
+        "--format", choices=["hands", "text"],
+        help="hands: each hand told in sentences (a MATCH's default); text: the movetext of docs/movetext.md (a FILE's default)",
+    )
     command.set_defaults(run=replay)
 
     command = commands.add_parser("audit", help="recompute every hand and check every deal's commitment")
     command.add_argument("matches", nargs="*", metavar="MATCH")
     command.set_defaults(run=audit)
 
+    key_commands = commands.add_parser("keys", help="the keys records are signed with").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+    key_commands.add_parser("list", help="the signing keys, the one signing first").set_defaults(run=keys)
+    key_commands.add_parser("rotate", help="make a new key sign from now on").set_defaults(run=keys)
     projections = commands.add_parser("projections", help="the read models").add_subparsers(
         dest="action", required=True, metavar="ACTION"
     )
@@ -304,7 +417,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        status = args.run(args)
+        sys.stdout.flush()  # so that a closed pipe shows here, not when Python exits
+    except BrokenPipeError:
+        # The reader went away (`gin-rummy replay ID | head`): stop quietly.  Python
+        # flushes standard output again on exit, so it is pointed at devnull first
+        # (the recipe of the Python docs' "Note on SIGPIPE").
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
 
 
 if __name__ == "__main__":

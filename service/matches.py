@@ -42,7 +42,8 @@ from service.engine import CommandError, Event, IllegalMoveError, State, decide,
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED, WAITING
 from service.engine.simulate import deal_command
 from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
-from service.store import online, players
+from service.store import online, players, provenance
+from service.store.provenance import Provenance
 from service.store.seat_tokens import hash_token, new_token, save_seat_tokens
 
 #: The computer's levels whose decisions run off the event loop (service.serving).
@@ -187,6 +188,7 @@ class MatchService:
         # The OS generator by default: deals must not be predictable from earlier ones.
         self.deal_rng = deal_rng or random.SystemRandom()
         self.hooks = hooks or MatchHooks()
+        self.ratings = ratings.Folder(store)
         self.clock = clock
 
     def stamp(self, state: State) -> str:
@@ -243,6 +245,8 @@ class MatchService:
             self.store.append(match_id, 0, events, actor="system", state=state, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
             players.bind_seats(conn, match_id, held)
+            computer = any(seat["kind"] == "computer" for seat in state.seats)
+            provenance.save(conn, match_id, Provenance("played", bots.BOTS_VERSION if computer else None, None, None, None))
             if invite is not None:
                 online.save_invite(conn, match_id, invite_hash(invite), public)
             if then is not None:
@@ -379,9 +383,9 @@ class MatchService:
         )
         self._report(moves, command["type"])
         if after.phase == MATCH_OVER:
-            # The match ended: fold it into the ratings now (autocommit: it is stored).
+            # The match ended: fold it into the ratings (autocommit: it is stored).
             # Readers of ratings catch up too, so a failure here loses nothing.
-            ratings.catch_up_quietly(self.store)
+            self.ratings.fold(next(e.position for e in stored if e.type == "match_ended"))
         return after, stored
 
     def proceed(self, match_id: uuid.UUID, state: State, events: list[Event]) -> tuple[State, list[Event]]:
@@ -421,17 +425,14 @@ class MatchService:
         return state, new
 
     def computer_action(self, match_id, state: State, history: list[dict]) -> dict:
-        seat = state.turn
-        info = state.seats[seat]
-        rng = random.Random(f"{info['seed']}:{state.version}")
+        level = state.seats[state.turn]["level"]
         started = time.perf_counter()
-        view = view_for(state, seat, match_id)
-        if info["level"] in SLOW_LEVELS:
+        if level in SLOW_LEVELS:
             # Tens of milliseconds at times: off the event loop, which serves meanwhile.
-            action = off_loop(bots.choose_action, view, history, info["level"], rng)
+            action = off_loop(computer_decision, match_id, state, history)
         else:
-            action = bots.choose_action(view, history, info["level"], rng)
-        self.hooks.bot_decided(info["level"], time.perf_counter() - started)
+            action = computer_decision(match_id, state, history)
+        self.hooks.bot_decided(level, time.perf_counter() - started)
         return action
 
     def _report(self, computer_moves: list[str], person_move: str | None = None) -> None:
@@ -450,6 +451,16 @@ class MatchService:
             {"seq": base + i + 1, "type": e.type, "data": e.data} for i, e in enumerate(pending) if base + i + 1 > first
         ]
         return [redact_event(e, state.turn) for e in events]
+
+
+def computer_decision(match_id: uuid.UUID, state: State, history: list[dict]) -> dict:
+    """The computer's action for the seat whose turn it is: a pure function of the match
+    (its id, its state, the seat's redacted events of the hand), so that an imported
+    record's computer moves can be checked by making them again (bots.BOTS_VERSION)."""
+    seat = state.turn
+    info = state.seats[seat]
+    rng = random.Random(f"{info['seed']}:{state.version}")
+    return bots.choose_action(view_for(state, seat, match_id), history, info["level"], rng)
 
 
 class _Linked(Exception):

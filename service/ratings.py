@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
+import time
 from uuid import UUID
 
 import glicko2
+from psycopg_pool import PoolClosed
 
 from service.store import EventStore
 
@@ -130,8 +133,78 @@ def catch_up_quietly(store: EventStore) -> None:
     """catch_up, for after an action: a failure is logged (the next call catches up)."""
     try:
         catch_up(store)
+    except PoolClosed:
+        pass  # the process is shutting down; the next one catches up
     except Exception as exc:  # the match's events are stored whatever happens here
         log.warning("could not update the ratings: %s", type(exc).__name__)
+
+
+FOLDED = """
+SELECT EXISTS (
+    SELECT FROM projection_cursors c JOIN events last ON last.position = c.position, events e
+    WHERE c.name = %(cursor)s AND e.position = %(position)s AND (e.tx, e.position) <= (last.tx, last.position)
+)
+"""
+
+
+def folded(store: EventStore, position: int) -> bool:
+    """Whether the event at ``position`` has been read by the ratings projection."""
+    with store.connection() as conn:
+        return conn.execute(FOLDED, {"cursor": CURSOR, "position": position}).fetchone()[0]
+
+
+class Folder:
+    """Folds a match's end into the ratings soon after it is stored.
+
+    The projection reads only below the oldest transaction still open on the server
+    (the global order's horizon, service/store/events.py), so right after a match ends
+    its end may not be readable yet: a request still in flight elsewhere holds the
+    horizon back for a moment.  The first attempt is made at once; if the end is not
+    folded by it, a background thread of this process tries again every 0.1 s for up
+    to a minute (readers of ratings catch up too, so nothing is lost after that)."""
+
+    RETRY_SECONDS = 0.1
+    GIVE_UP_SECONDS = 60.0
+
+    def __init__(self, store: EventStore):
+        self.store = store
+        self._pending: dict[int, float] = {}  # position -> when it was asked for
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def fold(self, position: int) -> None:
+        catch_up_quietly(self.store)
+        try:
+            if folded(self.store, position):
+                return
+        except Exception as exc:
+            log.warning("could not check the ratings: %s", type(exc).__name__)
+        with self._lock:
+            self._pending[position] = time.monotonic()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ratings-folder", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            time.sleep(self.RETRY_SECONDS)
+            catch_up_quietly(self.store)
+            with self._lock:
+                waiting = dict(self._pending)
+            for position, since in waiting.items():
+                try:
+                    done = folded(self.store, position)
+                except Exception:
+                    done = False
+                if done or time.monotonic() - since > self.GIVE_UP_SECONDS:
+                    with self._lock:
+                        self._pending.pop(position, None)
+            with self._lock:
+                if not self._pending:
+                    self._wake.clear()
 
 
 def rebuild(store: EventStore) -> int:

@@ -37,6 +37,16 @@ Configuration (keys of ``config``, or environment variables where named):
   process (see ``service.api.ratelimit`` for why), so a deployment of W processes
   allows up to W times these; the defaults are far above a person's or a front end's
   needs and only stop runaway clients.  Health checks and ``/metrics`` are exempt.
+- ``IMPORT_RATE_LIMIT_PER_ADDRESS`` (env ``GIN_RUMMY_IMPORT_RATE_LIMIT_PER_ADDRESS``,
+  default ``"30/minute burst 30"``): record imports allowed per client address (an
+  import replays a whole match), on top of the limits above; ``off`` for none.
+- Signed records (``service.records.signing``): ``SIGNING_KEY_FILE`` (env
+  ``GIN_RUMMY_SIGNING_KEY_FILE``): a PEM PKCS#8 Ed25519 private key to sign exports
+  with; unset, the service makes its own once and keeps it in the database
+  (``gin-rummy keys rotate`` makes a new one).  ``PUBLIC_URL``
+  (``GIN_RUMMY_PUBLIC_URL``): the service's base URL, named in its signatures as the
+  signer.  ``TRUSTED_JWKS`` (``GIN_RUMMY_TRUSTED_JWKS``, comma-separated URLs or files):
+  other services' key sets, whose signatures an import checks too.
 - ``TRUSTED_PROXIES`` (env ``GIN_RUMMY_TRUSTED_PROXIES``, default 0): how many proxies
   (nginx, a load balancer) stand in front of the service.  With N > 0 the client
   address is taken from the N-th last X-Forwarded-For entry (and the scheme from
@@ -74,6 +84,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.live import LiveHub, Presence, StreamLimits
 from service.matches import MatchService
 from service.players import JwtVerifier
+from service.records.signing import Signer
 from service.store import EventStore, connect
 from service.store.database import Probe
 from service.store.idempotency import purge_periodically
@@ -83,10 +94,12 @@ from .auth import KnownTokens
 from .cors import register_cors
 from .errors import Request, register_error_handlers
 from .logs import register_request_logs
-from .ratelimit import register_rate_limits
+from .ratelimit import TokenBuckets, parse_rate, register_rate_limits
 
 DEFAULT_RATE_LIMIT_PER_TOKEN = "100/second burst 300"
 DEFAULT_RATE_LIMIT_PER_ADDRESS = "1000/second burst 3000"
+#: Imports replay a whole match: far fewer of them than of other requests.
+DEFAULT_IMPORT_RATE_LIMIT = "30/minute burst 30"
 
 
 @dataclass
@@ -127,6 +140,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
         IDEMPOTENCY_PURGE_SECONDS=3600,
+        IMPORT_RATE_LIMIT_PER_ADDRESS=os.environ.get("GIN_RUMMY_IMPORT_RATE_LIMIT_PER_ADDRESS", DEFAULT_IMPORT_RATE_LIMIT),
+        SIGNING_KEY_FILE=os.environ.get("GIN_RUMMY_SIGNING_KEY_FILE") or None,
+        PUBLIC_URL=os.environ.get("GIN_RUMMY_PUBLIC_URL") or None,
+        TRUSTED_JWKS=os.environ.get("GIN_RUMMY_TRUSTED_JWKS", ""),
         JWT_ISSUER=os.environ.get("GIN_RUMMY_JWT_ISSUER") or None,
         JWT_AUDIENCE=os.environ.get("GIN_RUMMY_JWT_AUDIENCE") or None,
         JWT_JWKS_URL=os.environ.get("GIN_RUMMY_JWT_JWKS_URL") or None,
@@ -160,6 +177,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gin_rummy"] = Services(store, matches, hub, probe, presence, owned)
     app.extensions["gin_rummy_known_tokens"] = KnownTokens()
     app.extensions["gin_rummy_jwt"] = _jwt_verifier(app.config)
+    app.extensions["gin_rummy_signer"] = Signer(
+        store, key_file=app.config["SIGNING_KEY_FILE"], signer=app.config["PUBLIC_URL"],
+        trusted=[s for s in str(app.config["TRUSTED_JWKS"]).split(",") if s.strip()],
+    )
     app.json.sort_keys = False
     proxies = int(app.config["TRUSTED_PROXIES"])
     if proxies > 0:
@@ -170,6 +191,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Order matters: a refused request (429) must already have its id and its clock.
     register_request_logs(app)  # and the request metrics
     register_rate_limits(app, on_limited=metrics.rate_limited)
+    imports = parse_rate(app.config["IMPORT_RATE_LIMIT_PER_ADDRESS"])
+    app.extensions["gin_rummy_import_limiter"] = TokenBuckets(imports) if imports else None
     from . import matches, meta, players, records, web
 
     app.extensions["gin_rummy_views"] = matches.ViewMemo()

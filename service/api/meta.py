@@ -103,3 +103,21 @@ def openapi_json():
 def docs():
     page = resources.files("service.api").joinpath("docs.html").read_text()
     return Response(page, mimetype="text/html")
+
+
+@bp.get("/.well-known/jwks.json")
+@operation(
+    summary="The public keys of this service's record signatures (JWKS)",
+    tags=["records"],
+    responses={200: s.JwksSchema},
+    auth=False,
+    description=(
+        "Ed25519 keys as RFC 8037 JWKs (`kty` OKP, `crv` Ed25519, `x` the public key, `kid` its RFC 7638 "
+        "thumbprint), the one signing now first; keys of earlier signatures stay listed. A record's `signature` "
+        "names its key by `key_id`."
+    ),
+)
+def jwks():
+    response = jsonify(current_app.extensions["gin_rummy_signer"].jwks())
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response

@@ -118,6 +118,15 @@ def _path_schema(rule, arg: str) -> dict:
 
 
 def _response(status: int, what, content_type: str) -> dict:
+    if isinstance(what, tuple):
+        # One response in several representations (a query parameter picks one).
+        parts = [_response(status, each, content_type) for each in what]
+        return {
+            "description": ", or ".join(part["description"] for part in parts),
+            "content": {kind: media for part in parts for kind, media in part["content"].items()},
+        }
+    if isinstance(what, s.PlainText):
+        return {"description": what.description, "content": {what.content_type: {"schema": {"type": "string"}}}}
     if isinstance(what, s.ServerSentEvents):
         # Each event, as Schemathesis and OpenAPI 3.2 (itemSchema) read an event stream:
         # its data is one JSON document of the item schema.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import uuid
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
@@ -10,19 +11,30 @@ from flask import Blueprint, Response, current_app, request, stream_with_context
 from service.engine import fold
 from service.matches import public_seats, seat_token, status_of
 from service.records.hands import audit, hand_detail, hand_is_over, hand_summary, split_hands
-from service.records.records import RecordError, export_all, export_match, import_record, schema_text, stored_event_json
+from service.records.records import (
+    MAX_RECORD_EVENTS,
+    RecordError,
+    export_all,
+    export_match,
+    import_record,
+    schema_text,
+    stored_event_json,
+)
+from service.records.text import record_text
 from service.store import MatchNotFound
+from service.store.provenance import provenance_of
 
 from . import schemas as s
 from .auth import Caller, caller_for_match, identify
 from .docs import operation
 from .errors import Problem
-from .matches import PROBLEMS, match_not_found, parse_match_id, request_json, with_etag
+from .matches import PROBLEMS, load_state, match_not_found, parse_match_id, request_json, with_etag
 
 bp = Blueprint("records", __name__)
 
-#: Records are larger than other bodies: a long match holds thousands of events.
-MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: Records are larger than other bodies: a long match holds thousands of events (a
+#: record of MAX_RECORD_EVENTS events is about 1.6 MiB).
+MAX_RECORD_BYTES = 4 * 1024 * 1024
 
 
 def _store():
@@ -69,21 +81,36 @@ def full_state(state) -> dict:
 @operation(
     summary="The match's complete record",
     tags=["records"],
-    responses={200: s.MatchRecordSchema, **PROBLEMS},
-    description="Seats may export their match once it is finished (before, it would reveal hidden cards); the operator any match.",
+    query=s.RecordExportQuerySchema,
+    responses={200: (s.MatchRecordSchema, s.PlainText("the match as movetext (format=text)")), **PROBLEMS},
+    description=(
+        "Seats may export their match once it is finished (before, it would reveal hidden cards); the operator any "
+        "match. `format=text` answers the same match as movetext (`text/plain`, documented in docs/movetext.md): "
+        "a header of tags, then every deal, move, arrangement, layoff and score, one per line."
+    ),
 )
 def export_one(match_id: str):
     mid = parse_match_id(match_id)
+    args = s.shared(s.RecordExportQuerySchema).load(request.args.to_dict())
     with _store().transaction() as conn:
         caller = caller_for_match(conn, mid)
+        # Refused before every event is read: the state is a snapshot and a few events.
+        if not caller.is_operator and not load_state(conn, mid).finished:
+            raise _seat_may_not_see(caller, "the record of an unfinished match")
         try:
-            record, state = export_match(_store(), mid, conn=conn)
+            record, state = export_match(_store(), mid, conn=conn, signer=current_app.extensions["gin_rummy_signer"])
         except MatchNotFound:
             raise match_not_found(mid) from None
     if not caller.is_operator and not state.finished:
         raise _seat_may_not_see(caller, "the record of an unfinished match")
-    response = with_etag(record, state.version)
-    response.headers["Content-Disposition"] = f'attachment; filename="gin-rummy-{mid}.json"'
+    if args["format"] == "text":
+        # Another representation, so another ETag (the view's convention: a suffix after a dot).
+        response = Response(record_text(record), mimetype="text/plain")
+        response.headers["ETag"] = f'"{state.version}.text"'
+    else:
+        response = with_etag(record, state.version)
+    extension = "txt" if args["format"] == "text" else "json"
+    response.headers["Content-Disposition"] = f'attachment; filename="gin-rummy-{mid}.{extension}"'
     return response
 
 
@@ -104,7 +131,7 @@ def export_many():
     store = _store()
 
     def lines():
-        for record in export_all(store, status=args.get("status")):
+        for record in export_all(store, status=args.get("status"), signer=current_app.extensions["gin_rummy_signer"]):
             yield json.dumps(record, separators=(",", ":")) + "\n"
 
     return Response(stream_with_context(lines()), mimetype="application/x-ndjson")
@@ -115,9 +142,12 @@ def export_many():
     summary="Import a match record",
     tags=["records"],
     body=s.MatchRecordSchema,
-    responses={201: s.ImportResultSchema, 200: s.ImportResultSchema, 409: s.ProblemSchema, 422: s.ProblemSchema},
+    responses={201: s.ImportResultSchema, 200: s.ImportResultSchema, 409: s.ProblemSchema, 413: s.ProblemSchema,
+               422: s.ProblemSchema, 429: s.ProblemSchema},
     auth=False,
     description=(
+        f"At most {MAX_RECORD_EVENTS} events and {MAX_RECORD_BYTES // (1024 * 1024)} MiB (413 `body_too_large`; "
+        "422 `record_too_long`), and a limited number of imports per minute from one address (429 `rate_limited`). "
         "The record is checked against its JSON Schema, then every event is replayed through the rules; the first "
         "that does not follow is refused with 422 naming its `index` and the `rule` broken. A valid record becomes a "
         "match with the same id (201, with a token per human seat so an unfinished match can be continued). "
@@ -126,10 +156,21 @@ def export_many():
     ),
 )
 def import_one():
+    # The cheap checks first: the rate (before the body is read), the size (by its
+    # Content-Length), then the record's shape; the replay last.
+    limiter = current_app.extensions["gin_rummy_import_limiter"]
+    wait = limiter.take(request.remote_addr or "unknown") if limiter is not None else 0
+    if wait:
+        seconds = max(1, math.ceil(wait))
+        raise Problem(429, "rate_limited", f"too many imports from this client address; retry after {seconds} s",
+                      headers={"Retry-After": str(seconds)})
     request.max_content_length = MAX_RECORD_BYTES
     record = request_json("the record")
     try:
-        imported = import_record(_store(), record, seat_token, proceed=current_app.extensions["gin_rummy"].matches.proceed)
+        imported = import_record(
+            _store(), record, seat_token, proceed=current_app.extensions["gin_rummy"].matches.proceed,
+            signer=current_app.extensions["gin_rummy_signer"],
+        )
     except RecordError as exc:
         status = 409 if exc.code == "match_exists" else 422
         extra = {} if exc.index is None else {"index": exc.index}
@@ -145,6 +186,8 @@ def import_one():
             "code": imported.invite, "url": f"{request.host_url}#/join/{imported.match_id}/{imported.invite}"
         },
     }
+    with _store().connection() as conn:
+        body["provenance"] = provenance_of(conn, imported.match_id).to_json()
     return with_etag(s.shared(s.ImportResultSchema).dump(body), state.version, 201 if imported.created else 200)
 
 
@@ -219,9 +262,10 @@ def audit_match(match_id: str):
     mid = parse_match_id(match_id)
     with _store().transaction() as conn:
         caller = caller_for_match(conn, mid)
+        # Refused before every event is read: the state is a snapshot and a few events.
+        if not caller.is_operator and not load_state(conn, mid).finished:
+            raise _seat_may_not_see(caller, "the audit of an unfinished match")
         events = _events(conn, mid)
-    if not caller.is_operator and not _finished(events):
-        raise _seat_may_not_see(caller, "the audit of an unfinished match")
     return with_etag(s.shared(s.AuditSchema).dump({"match_id": str(mid), **audit(events)}), len(events))
 
 

@@ -515,6 +515,27 @@ class ExportQuerySchema(Base):
     status = fields.String(validate=validate.OneOf(["active", "finished"]))
 
 
+class RecordExportQuerySchema(Base):
+    format = fields.String(
+        load_default="json",
+        validate=validate.OneOf(["json", "text"]),
+        metadata={
+            "description": "json (the default): the match record; text: the same match as movetext "
+            "(text/plain, docs/movetext.md), to read and share."
+        },
+    )
+
+
+class PlainText:
+    """A ``text/plain`` (UTF-8) answer, described in words: one of a response's
+    representations beside a JSON one (``responses={200: (Schema, PlainText(...))}``)."""
+
+    content_type = "text/plain"
+
+    def __init__(self, description: str):
+        self.description = description
+
+
 class StateQuerySchema(Base):
     version = fields.Integer(validate=validate.Range(0), metadata={"description": "Default: the current version."})
 
@@ -529,6 +550,7 @@ class ImportResultSchema(Schema):
         "InviteSchema", allow_none=True, required=True,
         metadata={"description": "When the match waits for a player: a new invite for the open seat (a record holds none)."},
     )
+    provenance = fields.Nested("ProvenanceSchema", required=True, metadata={"description": "What the import could check."})
 
 
 class FullStateSchema(Schema):
@@ -628,6 +650,35 @@ class AuditSchema(Schema):
 
 
 # --- players -------------------------------------------------------------------------
+
+
+class JwkSchema(Schema):
+    kty = fields.String(required=True, metadata={"example": "OKP"})
+    crv = fields.String(required=True, metadata={"example": "Ed25519"})
+    x = fields.String(required=True, metadata={"description": "The 32-byte public key, base64url."})
+    kid = fields.String(required=True, metadata={"description": "Its RFC 7638 thumbprint: a signature's key_id."})
+    alg = fields.String(required=True, metadata={"example": "EdDSA"})
+    use = fields.String(required=True, metadata={"example": "sig"})
+
+
+class JwksSchema(Schema):
+    keys = fields.List(fields.Nested(JwkSchema), required=True)
+
+
+class ProvenanceSchema(Schema):
+    origin = fields.String(required=True, validate=validate.OneOf(["played", "imported"]),
+                           metadata={"description": "played: made here; imported: from a record."})
+    bots_version = fields.String(allow_none=True, required=True,
+                                 metadata={"description": "The version of the computer that made the computer seats' moves (null: unknown, or no computer)."})
+    computer_moves = fields.String(
+        allow_none=True, required=True, validate=validate.OneOf(["verified", "unverified"]),
+        metadata={"description": "For an import: verified (every computer move made again by the same version and found as recorded) or unverified (the record named another version, or none); null otherwise."},
+    )
+    signature = fields.Dict(
+        allow_none=True, required=True,
+        metadata={"description": "For an import, what the record's signature said: {status: verified | unknown_key | unsigned, key_id, signer}."},
+    )
+    at = fields.String(allow_none=True, required=True, metadata={"description": "When the match was made or imported (null: before provenance was kept)."})
 
 
 class PlayerSpecSchema(Base):

@@ -30,6 +30,12 @@ from .knowledge import read
 
 LEVELS = ("easy", "medium", "hard")
 
+#: The version of the computer's decisions.  Any change to what a level plays in some
+#: position must change it (tests/bots/test_bots_version.py fails until it does): a
+#: record names the version its computer moves were made by, and an import with the
+#: same version checks every one of them by making it again.
+BOTS_VERSION = "2026.12.1"
+
 _PLAYERS = {"easy": easy.play, "medium": medium.play, "hard": hard.play}
 
 

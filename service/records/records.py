@@ -14,6 +14,7 @@ import json
 import secrets
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
@@ -23,14 +24,22 @@ from typing import Any
 import jsonschema
 
 from service.engine import Event, State, fold
+from service.bots import BOTS_VERSION
 from service.engine.game import TIME_YEARS, WAITING, parse_time
 from service.serving import off_loop
 from service.store import ConcurrencyError, EventStore, MatchNotFound, online
+from service.store.provenance import Provenance, provenance_of
+from service.store.provenance import save as save_provenance
 from service.store.seat_tokens import hash_token, save_seat_tokens
 from service.store.upcasting import current_version, upcast
 
 from .format import FORMAT, FORMAT_VERSION, build_record, digest_of, record_seats, result_of
 from .replay import ReplayError, replay
+from .signing import SignatureInvalid, Signer
+
+#: The most events a record may hold: a 100-point match between people is well under
+#: 2,000 (players who never knock may take 5,000).
+MAX_RECORD_EVENTS = 10_000
 
 #: How far after this service's clock a recorded time may be (another machine's clock).
 CLOCK_SKEW = timedelta(minutes=5)
@@ -121,31 +130,43 @@ def stored_event_json(e) -> dict:
     }
 
 
-def export_match(store: EventStore, match_id: uuid.UUID, conn=None) -> tuple[dict, State]:
-    """The record of a match (MatchNotFound if there is none) and its final state."""
-    # As stored: an imported record's older schema versions are exported as they came.
-    events = [stored_event_json(e) for e in store.read(match_id, raw=True, conn=conn)]
-    if not events:
-        raise MatchNotFound(match_id)
+def export_match(store: EventStore, match_id: uuid.UUID, conn=None, signer: Signer | None = None) -> tuple[dict, State]:
+    """The record of a match (MatchNotFound if there is none) and its final state;
+    signed by ``signer`` when given."""
+    with store.connection() if conn is None else nullcontext(conn) as c:
+        # As stored: an imported record's older schema versions are exported as they came.
+        events = [stored_event_json(e) for e in store.read(match_id, raw=True, conn=c)]
+        if not events:
+            raise MatchNotFound(match_id)
+        where = provenance_of(c, match_id)
     state = fold(upcast_events(events))
-    return build_record(str(match_id), state, events), state
+    record = build_record(str(match_id), state, events)
+    computer = any(seat.get("kind") == "computer" for seat in state.seats)
+    record["bots_version"] = where.bots_version if computer else None
+    record["provenance"] = where.to_json()
+    return (signer.sign(record) if signer is not None else record), state
 
 
-def export_all(store: EventStore, status: str | None = None, batch: int = 100) -> Iterator[dict]:
+def export_all(store: EventStore, status: str | None = None, batch: int = 100, signer: Signer | None = None) -> Iterator[dict]:
     """Every match's record (optionally only active or finished ones), oldest first."""
     offset = 0
     while True:
         rows = store.summaries(status=status, limit=batch, offset=offset, newest_first=False)
         for row in rows:
-            yield export_match(store, row.match_id)[0]
+            yield export_match(store, row.match_id, signer=signer)[0]
         if len(rows) < batch:
             return
         offset += batch
 
 
-def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
+def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, list[dict], State]:
     """Validate a record completely without writing anything; return its match id,
-    its events at the current schema versions, and the replayed final state."""
+    its events at the current schema versions, and the replayed final state.
+
+    ``checked`` (a dict, if given) is told what was verified: ``computer_moves``
+    ("verified": every computer move made again by the same ``bots_version`` and found as
+    recorded; "unverified": another or no version named; None: no computer seat)."""
+    checked = {} if checked is None else checked
     if not isinstance(record, Mapping):
         raise RecordError("invalid_record", "a record is a JSON object")
     if record.get("format") != FORMAT or record.get("format_version") != FORMAT_VERSION:
@@ -153,6 +174,12 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
             "unsupported_format",
             f"expected format {FORMAT!r} version {FORMAT_VERSION}, got {record.get('format')!r} "
             f"version {record.get('format_version')!r}",
+        )
+    events = record.get("events")
+    if isinstance(events, list) and len(events) > MAX_RECORD_EVENTS:
+        raise RecordError(
+            "record_too_long",
+            f"a record holds at most {MAX_RECORD_EVENTS} events (a 100-point match between people is well under 2,000); this one holds {len(events)}",
         )
     _integers_only(record)
     problems = schema_problems(record)
@@ -198,9 +225,22 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
         latest_version[e["type"]] = e["schema_version"]
     if record["digest"]["value"] != digest_of(events):
         raise RecordError("digest_mismatch", "the digest does not match the events: the record was changed or damaged")
-    current = upcast_events(events)
     try:
-        replayed = replay(current)
+        match_id = uuid.UUID(record["match_id"])
+    except ValueError:
+        raise RecordError("invalid_record", "match_id is not a UUID") from None
+    current = upcast_events(events)
+    computer = None
+    has_computer = any(seat.get("kind") == "computer" for seat in current[0]["data"].get("seats", ()))
+    if has_computer and record.get("bots_version") == BOTS_VERSION:
+        # The same computer as this service's: each of its moves is made again.
+        from service.matches import computer_decision
+
+        def computer(state, history):
+            return computer_decision(match_id, state, history)
+
+    try:
+        replayed = replay(current, computer=computer)
     except ReplayError as exc:
         raise RecordError("illegal_event", str(exc), index=exc.index, rule=exc.rule) from None
     state = replayed.state
@@ -213,10 +253,8 @@ def check_record(record: Any) -> tuple[uuid.UUID, list[dict], State]:
             "result_mismatch", f"the record's result {record['result']} does not follow from the play ({result_of(state)})",
             rule="score_mismatch",
         )
-    try:
-        match_id = uuid.UUID(record["match_id"])
-    except ValueError:
-        raise RecordError("invalid_record", "match_id is not a UUID") from None
+    checked.update(computer_moves=("verified" if computer else "unverified") if has_computer else None,
+                   bots_version=record.get("bots_version"))
     return match_id, current, state
 
 
@@ -282,7 +320,9 @@ class Imported:
 Proceed = Callable[[uuid.UUID, State, list[Event]], tuple[State, list[Event]]]
 
 
-def import_record(store: EventStore, record: Any, make_token, proceed: Proceed | None = None) -> Imported:
+def import_record(
+    store: EventStore, record: Any, make_token, proceed: Proceed | None = None, signer: Signer | None = None
+) -> Imported:
     """Import a record as a match with the same id; importing it again returns the
     existing match (``created`` False, no tokens).  All or nothing.
 
@@ -291,7 +331,14 @@ def import_record(store: EventStore, record: Any, make_token, proceed: Proceed |
     hand, or on the computer's turn, continues with the next deal or the computer's
     move, stored after the record's events (so its export begins with the record)."""
     # A replay of the whole record: off the event loop, which serves meanwhile.
-    match_id, events, state = off_loop(check_record, record)
+    checked: dict = {}
+    match_id, events, state = off_loop(check_record, record, checked)
+    signature = {"status": "unsigned", "key_id": None, "signer": None}
+    if signer is not None:
+        try:
+            signature = signer.check(record)
+        except SignatureInvalid as exc:
+            raise RecordError("signature_invalid", str(exc)) from None
     if not state.finished and not any(seat.get("kind") in ("human", "open") for seat in state.seats):
         raise RecordError("cannot_continue", "an unfinished match between two computers cannot be continued here: nobody could act in it")
     existing = _existing(store, match_id, record)
@@ -313,6 +360,9 @@ def import_record(store: EventStore, record: Any, make_token, proceed: Proceed |
                 now = max(datetime.now(timezone.utc), recorded_at[-1])
                 store.append(match_id, len(events), more, actor="system", recorded_at=[now] * len(more), state=after, conn=conn)
             save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
+            save_provenance(conn, match_id, Provenance(
+                "imported", record.get("bots_version"), checked["computer_moves"], signature, None
+            ))
             if invite is not None:
                 online.save_invite(conn, match_id, hashlib.sha256(invite.encode()).hexdigest(), False)
     except ConcurrencyError:

@@ -12,11 +12,11 @@ cause is reported with its index and the rule broken.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold
+from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event
 
 
 class ReplayError(ValueError):
@@ -77,13 +77,24 @@ class Replayed:
     state: State
     #: The state just after each recorded event, index for index (only if asked for).
     states: list[State] | None = None
+    #: The computer's moves made again and found as recorded (with ``computer``).
+    computer_moves: int = 0
 
 
-def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False) -> Replayed:
+#: ``computer(state, history) -> action``: the computer's move for the seat whose turn it
+#: is, given the seat's redacted events of the hand (``service.matches.computer_decision``).
+Computer = Callable[[State, list[dict]], dict]
+
+
+def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False, computer: Computer | None = None) -> Replayed:
     """Replay ``events`` (each ``{"type", "data"}``) from an empty match; raise
-    ReplayError at the first one that does not follow from the rules."""
+    ReplayError at the first one that does not follow from the rules.
+
+    With ``computer``, every move of a computer seat is made again and must be the one
+    recorded (rule ``computer_move_mismatch``); the number checked is ``computer_moves``."""
     state = State()
     states: list[State] | None = [] if keep_states else None
+    checked = 0
     i = 0
     while i < len(events):
         event = events[i]
@@ -94,6 +105,9 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False) ->
             raise ReplayError(
                 i, "unexpected_event", f"{event.get('type')!r} cannot happen here: nothing the players did causes it"
             )
+        if computer is not None and _by_computer(command, state):
+            _check_computer_move(i, events, state, command, computer)
+            checked += 1
         try:
             produced = decide(state, command)
         except IllegalMoveError as exc:
@@ -109,7 +123,46 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False) ->
             if states is not None:
                 states.append(state)
         i += len(produced)
-    return Replayed(state, states)
+    return Replayed(state, states, checked)
+
+
+def _by_computer(command: Mapping[str, Any], state: State) -> bool:
+    seat = command.get("seat")
+    return (
+        command["type"] in SEAT_MOVES and seat in (0, 1) and seat == state.turn and len(state.seats) == 2
+        and state.seats[seat].get("kind") == "computer"
+    )
+
+
+def _check_computer_move(i: int, events, state: State, command: dict, computer: Computer) -> None:
+    """The computer's move made again from the record so far must be the recorded one."""
+    seat = command["seat"]
+    history = [
+        redact_event({"seq": j + 1, "type": events[j]["type"], "data": events[j]["data"]}, seat)
+        for j in range(state.hand_start_version, i)
+    ]
+    try:
+        action = computer(state, history)
+        made = {**action, "seat": seat, **({"at": command["at"]} if "at" in command else {})}
+        again = decide(state, made)
+    except (CommandError, IllegalMoveError, ValueError, KeyError) as exc:
+        raise ReplayError(i, "computer_move_mismatch", f"the computer's move cannot be made again here: {exc}") from None
+    recorded = [(e.get("type"), e.get("data")) for e in events[i : i + len(again)]]
+    if recorded != [(e.type, e.data) for e in again]:
+        level = state.seats[seat].get("level")
+        raise ReplayError(
+            i, "computer_move_mismatch",
+            f"the computer ({level}, seat {seat}) plays {_move_text(action)} here, not the recorded "
+            f"{events[i].get('type')} {_move_text(command)}",
+        )
+
+
+def _move_text(move: Mapping[str, Any]) -> str:
+    return " ".join(str(move[k]) for k in ("type", "source", "card") if k in move)
+
+
+#: The commands a seat's player (a person or the computer) decides.
+SEAT_MOVES = {"pass", "draw", "discard", "knock", "gin", "defend"}
 
 
 def _compare(index: int, recorded: Mapping[str, Any], expected: Event) -> None:

@@ -5,7 +5,7 @@ from service.api import create_app
 OPERATOR = "operator-secret-for-tests"
 #: Tests play whole matches at machine speed, far beyond a person's request rate;
 #: the limits have tests of their own (test_limits.py).
-UNLIMITED = {"RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off"}
+UNLIMITED = {"RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off", "IMPORT_RATE_LIMIT_PER_ADDRESS": "off"}
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
 from service.api import create_app
 
-from .conftest import OPERATOR, UNLIMITED, Player, bearer, plays
+from .conftest import OPERATOR, UNLIMITED, bearer, plays
 from .test_matches import greedy_action
 
 ISSUER = "https://auth.example.test/"

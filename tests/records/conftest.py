@@ -18,3 +18,12 @@ def other_store(other_database_url):
     pool = connect(other_database_url, min_size=1, max_size=4)
     yield EventStore(pool)
     pool.close()
+
+
+#: What the exporting service adds of its own: how it came by the match, its signature.
+SERVICE_FIELDS = ("provenance", "signature")
+
+
+def content(record: dict) -> dict:
+    """A record without what the exporting service adds (a round trip keeps the rest exactly)."""
+    return {k: v for k, v in record.items() if k not in SERVICE_FIELDS}

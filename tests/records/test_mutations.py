@@ -9,7 +9,7 @@ import pytest
 
 from service.api import create_app
 from service.records.format import digest_of
-from tests.api.conftest import OPERATOR, bearer
+from tests.api.conftest import OPERATOR, UNLIMITED, bearer
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
 
 OP = bearer(OPERATOR)
@@ -69,12 +69,12 @@ def mutate(record, rng):
 
 @pytest.fixture
 def target(other_store):
-    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True}).test_client()
+    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
 
 
 @pytest.mark.parametrize("reseal", [False, True], ids=["digest-kept", "digest-recomputed"])
 def test_one_random_change_is_refused_precisely_or_replays_to_what_it_claims(store, target, reseal):
-    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True}).test_client()
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
     rng = random.Random(f"mutations-{reseal}")
     records = []
     for seed, preset in enumerate(["classic", "bonus-20-10", "upcard-offer"]):
@@ -111,7 +111,7 @@ def test_one_random_change_is_refused_precisely_or_replays_to_what_it_claims(sto
 
 
 def test_every_commitment_of_a_played_match_checks_out_from_its_export_alone(store):
-    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True}).test_client()
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
     start = StartMatchFactory(seats=[HumanSeatFactory(), HumanSeatFactory()], rules={"target_score": 60})
     match = MatchFactory.create(store=store, start=start)
     record = app.get(f"/matches/{match.match_id}/export", headers=OP).json

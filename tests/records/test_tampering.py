@@ -13,6 +13,7 @@ from service.engine.cards import CARD_INDEX
 from service.records.format import digest_of
 from tests.api.conftest import OPERATOR, UNLIMITED, bearer
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
+from tests.records.conftest import content
 
 OP = bearer(OPERATOR)
 
@@ -43,6 +44,7 @@ def forged(record, change) -> dict:
     recomputed (as a forger would)."""
     record = copy.deepcopy(record)
     record["match_id"] = str(uuid.uuid4())
+    del record["signature"]  # a forger cannot sign
     change(record)
     record["digest"]["value"] = digest_of(record["events"])
     return record
@@ -197,7 +199,7 @@ def test_defect_1_a_genuine_version_1_record_imports_exports_as_it_came_and_impo
     first_import = target.post("/matches/import", json=old)
     assert first_import.status_code == 201, first_import.json
     exported = target.get(f"/matches/{old['match_id']}/export", headers=OP).json
-    assert exported == old  # the versions it came in, not laundered into version 2
+    assert content(exported) == content(old)  # the versions it came in, not laundered into version 2
     assert target.post("/matches/import", json=old).status_code == 200
     # Read through the API, events are at today's versions: the deal's salt is "".
     feed = target.get(f"/matches/{old['match_id']}/events", headers=OP).json["events"]
@@ -335,3 +337,51 @@ def test_defect_5_an_old_record_with_sorted_layoffs_reads_in_playing_order():
     assert upcast("defended", 1, old, History())["layoffs"] == [
         {"card": "2D", "meld": 0}, {"card": "AD", "meld": 0}, {"card": "KD", "meld": 1}
     ]
+
+
+# --- defect 7: the cost of an import --------------------------------------------------------------
+
+
+def test_defect_7_a_record_over_the_most_events_is_refused_before_anything_costly(genuine, target, monkeypatch):
+    from service.records import records
+
+    def never(*args, **kwargs):
+        raise AssertionError("the record was replayed")
+
+    monkeypatch.setattr(records, "replay", never)
+    monkeypatch.setattr(records, "schema_problems", never)
+    record = copy.deepcopy(genuine)
+    record["match_id"] = str(uuid.uuid4())
+    record["events"] = (record["events"] * (records.MAX_RECORD_EVENTS // len(record["events"]) + 1))[: records.MAX_RECORD_EVENTS + 1]
+    problem = refused(target, record, code="record_too_long")
+    assert str(records.MAX_RECORD_EVENTS) in problem["detail"]
+
+
+def test_defect_7_a_body_over_the_size_limit_is_refused_by_its_length(target):
+    from service.api.records import MAX_RECORD_BYTES
+
+    r = target.post("/matches/import", data=b"{" + b" " * MAX_RECORD_BYTES + b"}", content_type="application/json")
+    assert r.status_code == 413 and r.json["code"] == "body_too_large"
+
+
+def test_defect_7_imports_are_limited_per_address(other_store, genuine):
+    app = create_app({"STORE": other_store, "TESTING": True, "IMPORT_RATE_LIMIT_PER_ADDRESS": "3/minute burst 3"})
+    client = app.test_client()
+    answers = [client.post("/matches/import", json=forged(genuine, lambda r: None)).status_code for _ in range(4)]
+    assert answers[:3] == [201, 201, 201] and answers[3] == 429
+    last = client.post("/matches/import", json=genuine)
+    assert last.status_code == 429 and int(last.headers["Retry-After"]) >= 1 and last.json["code"] == "rate_limited"
+    assert client.get("/health/live").status_code == 200  # other requests are not counted
+
+
+def test_defect_7_a_seat_is_refused_the_audit_of_an_unfinished_match_before_its_events_are_read(client, store, monkeypatch):
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}]}).json
+    token = bearer(created["seats"][0]["token"])
+
+    def never(*args, **kwargs):
+        raise AssertionError("every event was read")
+
+    monkeypatch.setattr(type(store), "read", never)
+    for path in ("audit", "export"):
+        r = client.get(f"/matches/{created['id']}/{path}", headers=token)
+        assert r.status_code == 403 and r.json["code"] == "hidden_until_over", (path, r.json)
