@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from service.api import create_app
+from service.bots import BOTS_VERSION
 from service.engine.cards import CARD_INDEX
 from service.records.format import digest_of
 from tests.api.conftest import OPERATOR, UNLIMITED, bearer
@@ -385,3 +386,83 @@ def test_defect_7_a_seat_is_refused_the_audit_of_an_unfinished_match_before_its_
     for path in ("audit", "export"):
         r = client.get(f"/matches/{created['id']}/{path}", headers=token)
         assert r.status_code == 403 and r.json["code"] == "hidden_until_over", (path, r.json)
+
+
+# --- defect 6: the computer's part was not verified -----------------------------------------------
+
+
+def played_against(client, level):
+    """A finished match of Ann against the computer at ``level``, as exported."""
+    from tests.api.conftest import Player
+    from tests.api.test_matches import play_to_the_end
+
+    created = client.post(
+        "/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": level}], "rules": {"target_score": 60}}
+    ).json
+    play_to_the_end({0: Player(client, created["id"], created["seats"][0]["token"])})
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+    assert record["result"]["status"] == "finished" and record["bots_version"] == BOTS_VERSION
+    return record
+
+
+@pytest.fixture
+def against_the_computer(client):
+    return played_against(client, "hard")
+
+
+def computer_moves(record, seat=1):
+    return [i for i, e in enumerate(record["events"]) if e["type"] in ("card_drawn", "card_discarded") and e["data"]["seat"] == seat]
+
+
+def test_defect_6_a_genuine_match_against_the_computer_imports_with_its_moves_verified(against_the_computer, target):
+    record = forged(against_the_computer, lambda r: None)
+    r = target.post("/matches/import", json=record)
+    assert r.status_code == 201, r.json
+    assert r.json["provenance"]["origin"] == "imported" and r.json["provenance"]["computer_moves"] == "verified"
+    assert r.json["provenance"]["bots_version"] == BOTS_VERSION
+
+
+@pytest.mark.parametrize("change", ["level", "seed", "person_to_computer"])
+def test_defect_6_a_computer_seat_changed_is_refused_at_its_first_differing_move(client, target, change):
+    # The easy computer draws on its seed the most: another seed soon plays otherwise.
+    against_the_computer = played_against(client, "easy" if change == "seed" else "hard")
+
+    def edit(record):
+        seats = record["events"][0]["data"]["seats"]
+        if change == "level":
+            seats[1]["level"] = "medium"
+            seats[1]["name"] = record["seats"][1]["name"] = "Computer (medium)"
+            record["seats"][1]["level"] = "medium"
+        elif change == "seed":
+            seats[1]["seed"] = (seats[1]["seed"] + 1) % 2**53
+        else:  # "I beat the hard computer": Ann's own moves, said to be the computer's
+            seats[0] = {"kind": "computer", "level": "hard", "name": "Ann", "seed": 7}
+            seats[1] = {"kind": "human", "name": "Computer (hard)"}
+            record["seats"][0] = {"seat": 0, "name": "Ann", "kind": "computer", "level": "hard"}
+            record["seats"][1] = {"seat": 1, "name": "Computer (hard)", "kind": "human", "level": None}
+
+    problem = refused(target, forged(against_the_computer, edit), code="illegal_event")
+    assert problem["rule"] == "computer_move_mismatch" and "computer" in problem["detail"], problem
+
+
+def test_defect_6_one_computer_discard_changed_is_refused_where_it_was_changed(against_the_computer, target):
+    from service.engine import fold
+    from service.records.records import upcast_events
+
+    events = against_the_computer["events"]
+    i = next(i for i in computer_moves(against_the_computer) if events[i]["type"] == "card_discarded")
+    before = fold(upcast_events(events[:i]))
+    other = next(c for c in before.hands[1] if c != events[i]["data"]["card"] and c != before.taken_from_discard)
+
+    def edit(record):
+        record["events"][i]["data"]["card"] = other
+
+    problem = refused(target, forged(against_the_computer, edit), code="illegal_event")
+    assert (problem["index"], problem["rule"]) == (i, "computer_move_mismatch")
+
+
+def test_defect_6_another_computer_version_imports_marked_unverified(against_the_computer, target):
+    record = forged(against_the_computer, lambda r: r.update(bots_version="1999.1"))
+    r = target.post("/matches/import", json=record)
+    assert r.status_code == 201 and r.json["provenance"]["computer_moves"] == "unverified"
+    assert target.get(f"/matches/{record['match_id']}/export", headers=OP).json["bots_version"] == "1999.1"

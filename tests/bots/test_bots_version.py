@@ -1,0 +1,44 @@
+"""The computer's decisions are pinned to its version (bots.BOTS_VERSION).
+
+A record names the version its computer moves were made by, and a service importing a
+record of its own version makes every computer move again and refuses one that
+differs.  So a change to what any level plays must come with a new BOTS_VERSION:
+this test plays fixed matches between the levels and compares every decision with
+the fingerprint taken for the current version.  When it fails after a deliberate
+change to a bot, bump BOTS_VERSION and put the new fingerprint here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from service import bots
+from service.bots.arena import play_match
+
+#: BOTS_VERSION -> the SHA-256 of every decision of the matches below.
+FINGERPRINTS = {
+    "2026.12.1": "c77843bb7e9cf9435801498f6119ce67f0b70ebc100dc3922fa1f18f9d04f5b0",
+}
+
+
+def decisions() -> str:
+    made = []
+
+    def chooser(view, history, level, rng):
+        action = bots.choose_action(view, history, level, rng)
+        made.append([level, view["version"], action])
+        return action
+
+    for levels, deal_seed in ((("easy", "medium"), "pin-1"), (("hard", "medium"), "pin-2"), (("hard", "easy"), "pin-3")):
+        play_match(levels, {"preset": "classic", "target_score": 40}, deal_seed, (11, 12), chooser=chooser)
+    return hashlib.sha256(json.dumps(made, sort_keys=True).encode()).hexdigest()
+
+
+def test_the_computers_decisions_are_those_of_its_version():
+    assert bots.BOTS_VERSION in FINGERPRINTS, f"no fingerprint for BOTS_VERSION {bots.BOTS_VERSION!r}: add {decisions()!r}"
+    found = decisions()
+    assert found == FINGERPRINTS[bots.BOTS_VERSION], (
+        f"the computer plays differently from version {bots.BOTS_VERSION}: bump BOTS_VERSION in service/bots "
+        f"and record the fingerprint {found!r} for it"
+    )
