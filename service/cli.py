@@ -225,7 +225,7 @@ def import_(args: argparse.Namespace) -> int:
             try:
                 result = import_record(store, record, seat_token, proceed=proceed, signer=signer)
             except RecordError as exc:
-                at = f" (event {exc.index}" + (f", rule {exc.rule})" if exc.rule else ")") if exc.index is not None else ""
+                at = f" (events[{exc.index}], seq {exc.index + 1}" + (f", rule {exc.rule})" if exc.rule else ")") if exc.index is not None else ""
                 print(f"{where}: refused: {exc.code}: {exc}{at}", file=sys.stderr)
                 failed += 1
                 continue

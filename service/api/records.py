@@ -173,7 +173,7 @@ def import_one():
         )
     except RecordError as exc:
         status = 409 if exc.code == "match_exists" else 422
-        extra = {} if exc.index is None else {"index": exc.index}
+        extra = {} if exc.index is None else {"index": exc.index, "seq": exc.index + 1}
         raise Problem(status, exc.code, str(exc), rule=exc.rule, errors=exc.errors, extra=extra) from None
     state = imported.state
     body = {

@@ -478,7 +478,8 @@ class ProblemSchema(Schema):
     rule = fields.String(metadata={"description": "The game rule broken (illegal moves), e.g. no_return."})
     errors = fields.Dict(metadata={"description": "Field name -> messages (invalid requests)."})
     current_version = fields.Integer(metadata={"description": "The match's version now (412 version_mismatch)."})
-    index = fields.Integer(metadata={"description": "The record's first event that does not follow (refused imports)."})
+    index = fields.Integer(metadata={"description": "Refused imports: the place in the record's events (0-based) of the first event that does not follow."})
+    seq = fields.Integer(metadata={"description": "Refused imports: that event's seq (index + 1), as the audit and the events feed number it."})
 
 
 class PresetSchema(Schema):

@@ -197,20 +197,20 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
     previous = None
     for i, e in enumerate(events):
         if e["seq"] != i + 1:
-            raise RecordError("invalid_record", f"event {i} has seq {e['seq']}; events are numbered 1, 2, 3 ... without gaps", index=i)
+            raise RecordError("invalid_record", f"events[{i}] has seq {e['seq']}; events are numbered 1, 2, 3 ... without gaps", index=i)
         recorded_at = parse_time(e["recorded_at"])
         if recorded_at is None:
             raise RecordError(
                 "invalid_record",
-                f"event {i}: recorded_at {e['recorded_at']!r} is not an RFC 3339 time with an offset of at most ±14:00 "
+                f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']!r} is not an RFC 3339 time with an offset of at most ±14:00 "
                 f"in the years {TIME_YEARS[0]} to {TIME_YEARS[1]}",
                 index=i,
             )
         if recorded_at > latest:
-            raise RecordError("invalid_record", f"event {i}: recorded_at {e['recorded_at']} is in the future", index=i)
+            raise RecordError("invalid_record", f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']} is in the future", index=i)
         if previous is not None and recorded_at < previous:
             raise RecordError(
-                "invalid_record", f"event {i}: recorded_at {e['recorded_at']} is before the previous event's", index=i
+                "invalid_record", f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']} is before the previous event's", index=i
             )
         previous = recorded_at
     latest_version: dict[str, int] = {}
@@ -218,7 +218,7 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
         if e["schema_version"] < latest_version.get(e["type"], 0):
             raise RecordError(
                 "invalid_record",
-                f"event {i}: {e['type']} at schema version {e['schema_version']} after one at version "
+                f"events[{i}] (seq {i + 1}): {e['type']} at schema version {e['schema_version']} after one at version "
                 f"{latest_version[e['type']]}: a service never writes an older version after a newer one",
                 index=i,
             )
@@ -300,7 +300,7 @@ def upcast_events(events: list[dict]) -> list[dict]:
         try:
             data = upcast(e["type"], e["schema_version"], e["data"], history)
         except Exception as exc:  # an unknown future version, or data an upcaster cannot read
-            raise RecordError("invalid_record", f"event {i}: cannot read schema version {e['schema_version']}: {exc}", index=i) from None
+            raise RecordError("invalid_record", f"events[{i}] (seq {i + 1}): cannot read schema version {e['schema_version']}: {exc}", index=i) from None
         out.append({**e, "schema_version": current_version(e["type"]), "data": data})
     return out
 

@@ -23,7 +23,7 @@ class ReplayError(ValueError):
     """The record's event at ``index`` (0-based) does not follow from the play so far."""
 
     def __init__(self, index: int, rule: str, message: str):
-        super().__init__(f"event {index}: {message}")
+        super().__init__(f"events[{index}] (seq {index + 1}): {message}")
         self.index = index
         self.rule = rule
 

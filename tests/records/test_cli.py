@@ -48,7 +48,7 @@ def test_import_reads_ndjson_from_stdin_and_refuses_a_bad_record_by_event(store,
     assert main(["import"]) == 1
     captured = capsys.readouterr()
     assert "stdin:1: imported match" in captured.out
-    assert "stdin:2: refused: illegal_event" in captured.err and "event 1, rule invalid_deck" in captured.err
+    assert "stdin:2: refused: illegal_event" in captured.err and "events[1], seq 2, rule invalid_deck" in captured.err
 
 
 def test_replay_prints_a_hand_as_text_and_audit_checks_it(store, database_url, monkeypatch, capsys):

@@ -144,6 +144,16 @@ def test_defect_9_recorded_times_going_back_are_refused(genuine, target):
     assert "before the previous event" in refused(target, forged(genuine, change))["detail"]
 
 
+def test_defect_9_errors_name_the_events_place_and_its_seq_as_the_audit_does(genuine, target):
+    def change(record):
+        record["events"][1]["recorded_at"] = "2001-01-01T00:00:00+00:00"
+
+    problem = refused(target, forged(genuine, change))
+    # events[1] is the event the audit and the events feed call seq 2
+    assert problem["index"] == 1 and problem["seq"] == 2, problem
+    assert problem["detail"].startswith("events[1] (seq 2):"), problem["detail"]
+
+
 # --- defect 1: schema version 1 switched off the deal check -------------------------------------
 
 
