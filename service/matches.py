@@ -156,11 +156,13 @@ def view_for(
     now: datetime | None = None,
     connected: frozenset[int] | None = None,
     rematch: uuid.UUID | None = None,
+    provenance: dict | None = None,
 ) -> dict:
     """The seat view the API serves, and the only thing a bot ever sees.  ``now`` lets
     a timeout claim be listed once the opponent's deadline has passed; ``connected``
     are the seats with a live stream open (for ``opponent.connected``, which is null
-    for a computer); ``rematch`` the match this one is played again as."""
+    for a computer); ``rematch`` the match this one is played again as; ``provenance``
+    where the match came from (null where it was not asked for)."""
     view = seat_view(state, seat, now=now)
     view["match_id"] = str(match_id)
     view["status"] = status_of(state)
@@ -169,6 +171,7 @@ def view_for(
     person = bool(state.seats) and state.seats[opponent]["kind"] == "human"
     view["opponent"]["connected"] = (opponent in connected) if person and connected is not None else (False if person else None)
     view["rematch"] = str(rematch) if rematch is not None else None
+    view["provenance"] = provenance
     return view
 
 

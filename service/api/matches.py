@@ -24,6 +24,7 @@ from service.engine.game import MATCH_OVER, deadline
 from service.matches import InviteRefused, NoRematch, StaleVersion, public_seats, view_for
 from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record, online
 from service.store import players as store_players
+from service.store.provenance import provenance_of
 
 from . import metrics
 from . import schemas as s
@@ -193,6 +194,33 @@ def event_json(stored, seat: int | None) -> dict:
     )
 
 
+class ProvenanceMemo:
+    """Each match's provenance, once read: it is written with the match's first events
+    (made or imported) and never changes.  The least recently used are forgotten beyond
+    ``size``."""
+
+    def __init__(self, size: int = 8192):
+        self.size = size
+        self._known: OrderedDict[uuid.UUID, dict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, conn, mid: uuid.UUID) -> dict:
+        with self._lock:
+            found = self._known.get(mid)
+            if found is not None:
+                self._known.move_to_end(mid)
+                return found
+        found = provenance_of(conn, mid).to_json()
+        with self._lock:
+            self._known[mid] = found
+            while len(self._known) > self.size:
+                self._known.popitem(last=False)
+        return found
+
+
+provenance_json = ProvenanceMemo()
+
+
 def view_context(conn, state, mid: uuid.UUID, *, stored: bool = False) -> dict:
     """What a view needs beside the state: the time (a timeout claim is listed once the
     deadline has passed), who follows the match live (between two people), and the
@@ -203,6 +231,7 @@ def view_context(conn, state, mid: uuid.UUID, *, stored: bool = False) -> dict:
     services = _services()
     context = {"now": services.matches.clock()}
     try:
+        context["provenance"] = provenance_json(conn, mid)
         if state.phase == MATCH_OVER:
             context["rematch"] = online.rematch_of(conn, mid)
         elif len(state.seats) == 2 and all(seat["kind"] != "computer" for seat in state.seats):
@@ -210,7 +239,7 @@ def view_context(conn, state, mid: uuid.UUID, *, stored: bool = False) -> dict:
     except psycopg.OperationalError:
         if not stored:
             raise
-        context = {"now": context["now"], "degraded": True}
+        context = {"now": context["now"], "degraded": True, "provenance": context.get("provenance")}
     return context
 
 
@@ -271,7 +300,8 @@ def create_match():
     created = _services().matches.create(spec, public=public)
     state = created.state
     first_human = min(created.tokens)
-    context = {"now": _services().matches.clock()}
+    with _services().store.connection() as conn:
+        context = {"now": _services().matches.clock(), "provenance": provenance_json(conn, created.match_id)}
     seats = [dict(seat, token=created.tokens.get(seat["seat"])) for seat in public_seats(state)]
     invite = None
     if created.invite is not None:

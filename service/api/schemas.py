@@ -292,6 +292,10 @@ class SeatViewSchema(Schema):
         allow_none=True, required=True,
         metadata={"description": "The match this one is played again as (POST /matches/{id}/rematch), once a seat asked."},
     )
+    provenance = fields.Nested(
+        "ProvenanceSchema", allow_none=True, required=True,
+        metadata={"description": "Where the match came from: played here, or imported (with what the import could check)."},
+    )
     hand = Cards(required=True, metadata={"description": "This seat's cards, by suit then rank."})
     melds = fields.List(Cards(), required=True, metadata={"description": "Best melds of the hand."})
     deadwood_cards = Cards(required=True)

@@ -476,3 +476,14 @@ def test_defect_6_another_computer_version_imports_marked_unverified(against_the
     r = target.post("/matches/import", json=record)
     assert r.status_code == 201 and r.json["provenance"]["computer_moves"] == "unverified"
     assert target.get(f"/matches/{record['match_id']}/export", headers=OP).json["bots_version"] == "1999.1"
+
+
+def test_defect_9_imported_matches_are_told_apart_from_played_ones_in_the_view(client, target, against_the_computer):
+    mid = against_the_computer["match_id"]
+    played = client.get(f"/matches/{mid}", headers=OP).json["provenance"]
+    assert played["origin"] == "played" and played["bots_version"] == BOTS_VERSION and played["signature"] is None
+    record = forged(against_the_computer, lambda r: None)  # unsigned, under a new id
+    seat_token = target.post("/matches/import", json=record).json["seats"][0]["token"]
+    seen = target.get(f"/matches/{record['match_id']}", headers=bearer(seat_token)).json["provenance"]
+    assert seen["origin"] == "imported" and seen["computer_moves"] == "verified"
+    assert seen["signature"] == {"status": "unsigned", "key_id": None, "signer": None}
