@@ -16,7 +16,11 @@
     gin-rummy audit [MATCH ...]             recompute every hand of the matches (default: all)
 
 The database is ``DATABASE_URL``, or the embedded server (see ``service.store.database``).
-A command is a function ``(args) -> exit status`` registered in ``build_parser``.
+A command is a function ``(args) -> exit status`` registered in ``build_parser``; one that
+needs the database gets it from ``_database()`` (its URL, checked: see
+``service.store.readiness``) or ``_store()`` (whose pool ``main`` closes at the end), so
+that a database that cannot be reached or is not migrated is one line saying what to do,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -34,8 +38,10 @@ from service.store.migrate import downgrade, upgrade
 
 
 def serve(args: argparse.Namespace) -> int:
-    url = database_url()
-    upgrade(url)
+    if problem := _cannot_listen(args.host, args.port):
+        print(f"gin-rummy: {problem}", file=sys.stderr)
+        return 1
+    url = _database(upgrade_behind=True)  # whatever revision it is at, as a deployment's instances do
     # gunicorn runs in a process of its own, which imports nothing before its gevent
     # workers patch the standard library (psycopg must be imported after that: see
     # service.gunicorn_conf).  This process stays, holding the embedded server (if
@@ -63,14 +69,41 @@ def serve(args: argparse.Namespace) -> int:
     return 0 if status in (0, -signal.SIGINT, -signal.SIGTERM) else status
 
 
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why gunicorn could not listen on host:port (one line, with the fix), or None.
+
+    gunicorn would say "Connection in use", retry five times and give up with "Can't
+    connect"; a bind here, released at once, finds it out first."""
+    import errno
+    import socket
+
+    try:
+        addresses = {info[4]: info for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)}
+    except socket.gaierror as exc:
+        return f"cannot serve on {host!r}: {exc.strerror} — give an address of this machine with --host (default 127.0.0.1)"
+    for family, kind, proto, _, address in addresses.values():
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    return (f"port {port} on {host} is in use (another gin-rummy serve?) — choose another with --port,"
+                            f" e.g. `gin-rummy serve --port {port + 1 if port < 65535 else 8000}`")
+                if exc.errno == errno.EACCES:
+                    return f"not allowed to serve on port {port} (ports below 1024 need privileges) — choose another with --port"
+                return f"cannot serve on {host}:{port}: {exc.strerror} — check --host and --port"
+    return None
+
+
 def db_upgrade(args: argparse.Namespace) -> int:
-    upgrade(database_url(), args.revision)
+    upgrade(_database(migrate=False), args.revision)
     print(f"database upgraded to {args.revision}")
     return 0
 
 
 def db_downgrade(args: argparse.Namespace) -> int:
-    downgrade(database_url(), args.revision)
+    downgrade(_database(migrate=False), args.revision)
     print(f"database downgraded to {args.revision}")
     return 0
 
@@ -80,7 +113,7 @@ def db_purge_idempotency(args: argparse.Namespace) -> int:
 
     from service.store.idempotency import purge_idempotency_records
 
-    with connect(database_url(), max_size=1) as pool:
+    with connect(_database(), max_size=1) as pool:
         count = purge_idempotency_records(pool, timedelta(hours=args.older_than_hours))
     print(f"deleted {count} idempotency records older than {args.older_than_hours:g} hours")
     return 0
@@ -89,7 +122,7 @@ def db_purge_idempotency(args: argparse.Namespace) -> int:
 def projections_rebuild(args: argparse.Namespace) -> int:
     from service import ratings
 
-    with connect(database_url(), max_size=1) as pool:
+    with connect(_database(), max_size=1) as pool:
         store = EventStore(pool)
         count = store.rebuild_projections()
         rated = ratings.rebuild(store)
@@ -106,8 +139,34 @@ def openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _database(*, migrate: bool = True, upgrade_behind: bool = False) -> str:
+    """The database's URL (DATABASE_URL, or the embedded server's, started if need be),
+    checked first: one that cannot be reached raises NotReady, whose one line (printed by
+    ``main``) says why and what to do.  With ``migrate``, a database without the schema yet
+    (a fresh ``createdb``, the embedded one's first use) is migrated, as ``serve`` does,
+    and one behind this version's schema is a NotReady saying to run ``gin-rummy db upgrade``
+    (or is migrated too, with ``upgrade_behind``)."""
+    from service.store.readiness import check_connection, ensure_ready
+
+    configured = bool(os.environ.get("DATABASE_URL"))
+    url = database_url()
+    if not migrate:
+        check_connection(url, configured=configured)
+    elif done := ensure_ready(url, configured=configured, upgrade_behind=upgrade_behind):
+        print(f"gin-rummy: {done}", file=sys.stderr)
+    return url
+
+
+#: The pools ``_store`` opened, closed by ``main`` when the command ends (a pool left to
+#: the garbage collector at exit can fail to join its own worker threads).
+_open_pools: list = []
+
+
 def _store() -> EventStore:
-    return EventStore(connect(database_url(), max_size=2))
+    """A store on the checked database (``_database``), its pool closed at the command's end."""
+    pool = connect(_database(), max_size=2)
+    _open_pools.append(pool)
+    return EventStore(pool)
 
 
 def _match_id(raw: str):
@@ -186,7 +245,7 @@ def keys(args: argparse.Namespace) -> int:
     from service.records.signing import new_key
     from service.store import signing_keys
 
-    with connect(database_url(), max_size=1) as pool:
+    with connect(_database(), max_size=1) as pool:
         store = EventStore(pool)
         if args.action == "rotate":
             if os.environ.get("GIN_RUMMY_SIGNING_KEY_FILE"):
@@ -320,6 +379,63 @@ def _hands_text(record: dict, hand: int | None) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+def analyse(args: argparse.Namespace) -> int:
+    from service.coach.analysis import analyse as analyse_events
+    from service.coach.analysis import summary
+    from service.records.hands import split_hands
+    from service.records.records import RecordError, upcast_events
+    from service.records.text import printable
+
+    source_is_file = args.match == "-" or os.path.isfile(args.match)
+    records = _record_files(args.match) if source_is_file else _stored_record(args.match)
+    for where, record in records:
+        if isinstance(record, str):
+            print(f"gin-rummy: {record}", file=sys.stderr)
+            return 1
+        try:
+            events = upcast_events(record["events"])
+        except RecordError as exc:
+            print(f"gin-rummy: {where}: {exc}", file=sys.stderr)
+            return 1
+        count = len(split_hands(events))
+        if args.hand is not None and not 1 <= args.hand <= count:
+            print(f"gin-rummy: the match has {count} hand(s)", file=sys.stderr)
+            return 1
+        names = [printable(seat.get("name") or f"Seat {i + 1}") for i, seat in enumerate(record["seats"])]
+        numbers = [args.hand] if args.hand is not None else list(range(1, count + 1))
+        analysed = analyse_events(events, record["match_id"], set(numbers))
+        every = []
+        for number in numbers:
+            decisions = analysed.get(number, [])
+            every += decisions
+            print(f"Hand {number}")
+            for d in decisions:
+                line = f"  seq {d['seq']:>4}  {names[d['seat']]:<16.16} {d['kind']:<8} {_play_text(d['played']):<14} {d['class']:<10}"
+                if d["class"] != "good":
+                    line += f" -{d['cost']:.1f}: better {_play_text(d['best'])} ({d['reason']})"
+                print(line)
+            print("  " + _accuracy_text(summary(decisions), names))
+        if args.hand is None:
+            print("Match: " + _accuracy_text(summary(every), names))
+    return 0
+
+
+def _play_text(play: dict) -> str:
+    return " ".join(str(play[k]) for k in ("type", "source", "card") if k in play)
+
+
+def _accuracy_text(figures: dict, names: list[str]) -> str:
+    parts = []
+    for seat, name in enumerate(names):
+        accuracy, counts = figures["accuracy"][seat], figures["counts"][seat]
+        if accuracy is None:
+            parts.append(f"{name}: no decisions")
+            continue
+        classes = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n)
+        parts.append(f"{name}: accuracy {accuracy:.1f} ({classes})")
+    return "; ".join(parts)
+
+
 def audit(args: argparse.Namespace) -> int:
     from service.records.hands import audit as audit_events
     from service.records.records import stored_event_json
@@ -345,16 +461,34 @@ def audit(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gin-rummy", description="An event-sourced Gin Rummy service.")
+    from service.store import data_dir
+
+    parser = argparse.ArgumentParser(
+        prog="gin-rummy", description="An event-sourced Gin Rummy service.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "The database is DATABASE_URL (postgresql://user:password@host:5432/dbname) or, when it is\n"
+            "unset, an embedded PostgreSQL started for you, with its data in\n"
+            f"{data_dir()} (GIN_RUMMY_DATA_DIR).  Commands apply the migrations\n"
+            "to a database that has none yet.\n"
+            "\n"
+            "To start: gin-rummy serve, then open http://localhost:8000/ (the web client; the API at /docs).\n"
+            "Help on one command: gin-rummy COMMAND --help."
+        ),
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    command = commands.add_parser("serve", help="apply migrations, then serve the REST API")
-    command.add_argument("--host", default="127.0.0.1")
-    command.add_argument("--port", type=int, default=8000)
-    command.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    command = commands.add_parser(
+        "serve", help="apply migrations, then serve the REST API and the web client",
+        description="Apply the migrations to the database, then serve the REST API and the web client with gunicorn.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    command.add_argument("--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every interface)")
+    command.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    command.add_argument("--workers", type=int, default=2, help="processes")
     command.add_argument(
         "--connections", type=int, default=5000,
-        help="simultaneous connections per process, live streams included (default 5000)",
+        help="simultaneous connections per process, live streams included",
     )
     command.set_defaults(run=serve)
 
@@ -398,6 +532,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     command.set_defaults(run=replay)
 
+    command = commands.add_parser(
+        "analyse", help="weigh every decision of a match's hands: the play, the best play, what it cost"
+    )
+    command.add_argument(
+        "match", metavar="MATCH|FILE",
+        help="a stored match's id, or a record file as `export` writes it (JSON or NDJSON; '-': stdin), read without the database",
+    )
+    command.add_argument("--hand", type=int, help="only this hand (1, 2, ...)")
+    command.set_defaults(run=analyse)
+
     command = commands.add_parser("audit", help="recompute every hand and check every deal's commitment")
     command.add_argument("matches", nargs="*", metavar="MATCH")
     command.set_defaults(run=audit)
@@ -416,6 +560,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import psycopg
+    from alembic.util import CommandError as MigrationError
+    from psycopg_pool import PoolTimeout
+
+    from service.store.readiness import NotReady
+
     args = build_parser().parse_args(argv)
     try:
         status = args.run(args)
@@ -426,7 +576,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (the recipe of the Python docs' "Note on SIGPIPE").
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    # Whatever goes wrong with the database is one line, never a traceback.
+    except NotReady as exc:
+        return _fail(str(exc))
+    except psycopg.errors.UndefinedTable as exc:  # a schema changed under the command
+        return _fail(f"{_first_line(exc)} — run `gin-rummy db upgrade`")
+    except (psycopg.OperationalError, PoolTimeout) as exc:  # the server went away meanwhile
+        return _fail(f"lost the database: {_first_line(exc)}")
+    except MigrationError as exc:  # alembic: an unknown revision, say
+        return _fail(f"migrations: {_first_line(exc)}")
+    finally:
+        while _open_pools:
+            _open_pools.pop().close()
     return status
+
+
+def _fail(message: str) -> int:
+    print(f"gin-rummy: {message}", file=sys.stderr)
+    return 1
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 if __name__ == "__main__":

@@ -36,9 +36,9 @@ from typing import Any
 
 import psycopg
 
-from service import bots, ratings
+from service import bots, coach, ratings
 from service.serving import off_loop
-from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event, seat_view
+from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, hints_allowed, plays, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED, WAITING
 from service.engine.simulate import deal_command
 from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
@@ -390,6 +390,35 @@ class MatchService:
             # Readers of ratings catch up too, so a failure here loses nothing.
             self.ratings.fold(next(e.position for e in stored if e.type == "match_ended"))
         return after, stored
+
+    def hint(self, conn, match_id: uuid.UUID, seat: int) -> tuple[dict, State, int, bool]:
+        """A hint for ``seat``, the seat to act: the coach's best play and its reason,
+        recorded as a ``hint_shown`` event.  Returns the hint, the state after it, the
+        event's seq, and whether it is new: asked again before anything else happens,
+        the same hint is answered without another event.  Raises IllegalMoveError
+        (``hints_off``, ``not_your_turn``) or the store's ConcurrencyError."""
+        state = self.store.load(match_id, conn=conn)
+        if state.phase == MATCH_OVER:
+            raise IllegalMoveError("match_over", "the match is over")
+        stored = self.store.hand_events(match_id, state, conn=conn) if state.hand_number else []
+        last = stored[-1] if stored else None
+        if last is not None and last["type"] == "hint_shown" and last["data"]["seat"] == seat:
+            return last["data"], state, last["seq"], False
+        if not hints_allowed(state):
+            raise IllegalMoveError("hints_off", "this match is played without hints (rules: hints false)")
+        if state.turn != seat or not plays(state, seat) or state.phase not in coach.KINDS:
+            raise IllegalMoveError("not_your_turn", f"a hint is for the seat to play: seat {seat} has no play to make now")
+        history = [redact_event(e, seat) for e in stored]
+        view = view_for(state, seat, match_id)
+        assessment = off_loop(coach.assess, view, history, str(match_id))
+        if assessment is None:  # one play only: it is the hint
+            only = next(a for a in view["legal_actions"] if a["type"] in coach.PLAYS)
+            assessment = coach.Assessment(coach.KINDS[state.phase], only, {coach.key_of(only): 0.0}, "it is the only play")
+        command = {"type": "hint", "seat": seat, "action": assessment.best, "reason": assessment.reason, "at": self.stamp(state)}
+        events = decide(state, command)
+        after = fold(events, state)
+        appended = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
+        return events[0].data, after, appended[0].seq, True
 
     def proceed(self, match_id: uuid.UUID, state: State, events: list[Event]) -> tuple[State, list[Event]]:
         """What is due in a match not yet stored whose whole history is ``events`` (an

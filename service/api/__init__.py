@@ -193,7 +193,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     register_rate_limits(app, on_limited=metrics.rate_limited)
     imports = parse_rate(app.config["IMPORT_RATE_LIMIT_PER_ADDRESS"])
     app.extensions["gin_rummy_import_limiter"] = TokenBuckets(imports) if imports else None
-    from . import matches, meta, players, records, web
+    from . import coach, matches, meta, players, records, web
 
     app.extensions["gin_rummy_views"] = matches.ViewMemo()
 
@@ -202,6 +202,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(matches.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(records.bp)
+    app.register_blueprint(coach.bp)
     app.register_blueprint(web.bp)
     return app
 

@@ -18,7 +18,12 @@ def operation(
     content_type: str = "application/json",
 ) -> Callable:
     """Describe a view: its success and error responses (status -> schema or text),
-    its request body and query schemas, extra headers, and whether it needs a token."""
+    its request body and query schemas, extra headers, and whether it needs a token.
+
+    Its examples (of the body, and of each success response at least) are captured from
+    a real session, by operation id (the view's name): add a call of the view to
+    ``session`` in ``tests/api/examples.py``, then ``python -m tests.api.examples --only
+    NAME`` writes them to ``service/api/examples.json``."""
 
     def attach(view: Callable) -> Callable:
         view.__openapi__ = {

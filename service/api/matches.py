@@ -21,6 +21,7 @@ from service.engine.cards import CARD_INDEX
 from service.live import Closing, Lagged, TooManyStreams, follow
 from service.serving import on_hangup
 from service.engine.game import MATCH_OVER, deadline
+from service.engine.rules import rules_from_json
 from service.matches import InviteRefused, NoRematch, StaleVersion, public_seats, view_for
 from service.store import ConcurrencyError, MatchNotFound, NewIdempotencyRecord, find_idempotency_record, online
 from service.store import players as store_players
@@ -439,7 +440,8 @@ def get_lobby():
     items = [
         {
             "id": str(row.match_id),
-            "rules": {**row.rules, "turn_seconds": row.rules.get("turn_seconds")},
+            # Every parameter, those the recorded rules leave out at their defaults too.
+            "rules": rules_from_json(row.rules).to_json(complete=True),
             "creator": next((seat.get("name") for seat in row.seats if seat["kind"] == "human"), None),
             "created_at": row.created_at.isoformat(),
         }

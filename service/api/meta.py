@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from importlib import resources
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify, send_from_directory
 
 from service.engine import PRESET_DESCRIPTIONS, PRESETS
 from service.engine.rules import RANGES
 
 from . import schemas as s
 from .docs import operation
+from .errors import Problem
 
 bp = Blueprint("meta", __name__)
 
@@ -77,7 +78,9 @@ def presets():
             for name, rules in PRESETS.items()
         ],
         "parameters": {
-            name: {"type": "boolean"} if spec[0] is bool else {"type": "integer", "minimum": spec[1], "maximum": spec[2]}
+            name: {"type": "boolean"} if spec[0] is bool
+            else {"type": "string", "enum": list(spec[1])} if spec[0] is str
+            else {"type": "integer", "minimum": spec[1], "maximum": spec[2]}
             for name, spec in RANGES.items()
         },
     }
@@ -94,7 +97,7 @@ def openapi_json():
 
 @bp.get("/docs")
 @operation(
-    summary="Browsable API documentation (works offline)",
+    summary="The API reference: Swagger UI on this document (works offline)",
     tags=["service"],
     responses={200: "An HTML page"},
     auth=False,
@@ -102,7 +105,29 @@ def openapi_json():
 )
 def docs():
     page = resources.files("service.api").joinpath("docs.html").read_text()
-    return Response(page, mimetype="text/html")
+    response = Response(page, mimetype="text/html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+#: The page's files (not API operations): Swagger UI's, from the flask-swagger-ui package,
+#: which ships its release files, and the favicon; nothing is fetched from elsewhere.
+DOCS_FILES = {
+    "swagger-ui.css": ("flask_swagger_ui", "dist", "text/css"),
+    "swagger-ui-bundle.js": ("flask_swagger_ui", "dist", "text/javascript"),
+    "favicon.svg": ("service.api", "", "image/svg+xml"),
+}
+
+
+@bp.get("/docs/<name>")
+def docs_file(name: str):
+    if name not in DOCS_FILES:
+        raise Problem(404, "not_found", f"no file {name!r} belongs to the API reference")
+    package, folder, mimetype = DOCS_FILES[name]
+    response = send_from_directory(str(resources.files(package).joinpath(folder)), name, mimetype=mimetype)
+    # Revalidated every time (ETag / Last-Modified): an upgraded package is picked up on reload.
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @bp.get("/.well-known/jwks.json")

@@ -6,12 +6,18 @@ committed file differs from what the code generates.
 
 from __future__ import annotations
 
+import copy
+import functools
+import json
 import re
+from importlib import resources
 
 import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
+
+from service.records.records import record_schema
 
 from . import schemas as s
 
@@ -25,6 +31,18 @@ send `Authorization: Bearer <token>` with every other request. A seat's view car
 Every response about a match carries its version as an `ETag`; send it back as `If-Match`
 to act only on the state you saw (412 otherwise), and an `Idempotency-Key` to make a retry
 safe. Every error is `application/problem+json` with a stable `code`."""
+
+
+#: The tags in the order a reader meets them (the API reference lists them so), with what
+#: each holds; a tag not listed here comes after them.
+TAGS = {
+    "matches": "Create, join, view and play matches; follow them live.",
+    "players": "Players: one token for a person's matches on every device; profiles, ratings, the leaderboard.",
+    "coach": "Hints for the seat to play, and the analysis of a hand's decisions.",
+    "records": "Finished matches as records: export, import, audit, the hands in full.",
+    "rules": "The rules presets and their parameters.",
+    "service": "Health, metrics, and this document.",
+}
 
 
 def _path(rule: str) -> str:
@@ -43,8 +61,10 @@ def build_spec(app: Flask) -> APISpec:
         "bearer", {"type": "http", "scheme": "bearer", "description": "A seat token, or the operator token."}
     )
     spec.components.schema("Problem", schema=s.ProblemSchema)
-    # The record's JSON Schema is its own file beside this document (openapi/).
-    spec.components.schema(s.MatchRecordSchema.__name__, {"$ref": s.MatchRecordSchema.file})
+    # The record's JSON Schema is a file of its own (openapi/, served at /match-record.schema.json),
+    # and part of this document too: code generators take the document alone.
+    for name, schema in record_components().items():
+        spec.components.schema(name, schema)
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         view = app.view_functions.get(rule.endpoint)
         meta = getattr(view, "__openapi__", None)
@@ -55,12 +75,106 @@ def build_spec(app: Flask) -> APISpec:
         for method in methods:
             operations[method.lower()] = _operation(rule, meta)
         spec.path(path=_path(rule.rule), operations=operations)
+    used = {tag for view in app.view_functions.values() for tag in getattr(view, "__openapi__", {}).get("tags", ())}
+    for tag in sorted(used, key=lambda tag: (list(TAGS).index(tag) if tag in TAGS else len(TAGS), tag)):
+        spec.tag({"name": tag, **({"description": TAGS[tag]} if tag in TAGS else {})})
     # An event stream's items are referred to by name (see _response).
     for what in _stream_items(app):
         name = what.__name__.removesuffix("Schema")
         if name not in spec.components.schemas:
             spec.components.schema(name, schema=what)
     return spec
+
+
+def record_components() -> dict[str, dict]:
+    """The match record's JSON Schema as components: the record (``MatchRecord``) and each of
+    its ``$defs`` as a schema of its own (``MatchRecord`` + the name in CamelCase:
+    ``MatchRecordHandDealtV1``), its references rewritten to them.
+
+    An OpenAPI 3.1 schema is JSON Schema 2020-12, so every keyword stays as it is but two:
+    ``$schema`` (the document's dialect is OpenAPI's) and ``$id``, which would make the
+    references inside resolve against the file's address instead of this document."""
+    record = copy.deepcopy(record_schema())
+    defs = record.pop("$defs")
+    record.pop("$schema", None)
+    record.pop("$id", None)
+    names = {key: s.MatchRecordSchema.__name__ + "".join(part.capitalize() for part in key.split("_")) for key in defs}
+
+    def rewrite(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                node["$ref"] = "#/components/schemas/" + names[ref.removeprefix("#/$defs/")]
+            for value in node.values():
+                rewrite(value)
+        elif isinstance(node, list):
+            for value in node:
+                rewrite(value)
+
+    components = {s.MatchRecordSchema.__name__: record, **{names[key]: schema for key, schema in defs.items()}}
+    rewrite(components)
+    event = components.get(names.get("event", ""))
+    variants = _event_variants(event, components) if event else None
+    if variants:
+        # The same constraint, said so that generators type an event's data by its type.
+        del event["allOf"]
+        event["properties"]["data"] = {"description": "The event's data: its schema follows from type and schema_version."}
+        event["oneOf"] = variants
+    return components
+
+
+def _event_variants(event: dict, components: dict) -> list[dict] | None:
+    """The event's ``allOf: [{if: type (and schema_version) is ..., then: ...}]`` said as
+    ``oneOf`` one variant per type and schema version: ``{type: T, schema_version: V, data:
+    T's schema at V}``.  Code generators read no ``if``/``then`` (the data would be typed as
+    an empty object), and they make a union of a ``oneOf``.
+
+    The two say the same when every branch is of the two kinds the file has (a type's
+    versions; a type's, or a type and version's, data schema) and every type and version
+    has exactly one data schema; otherwise this answers None and the branches stay."""
+    types = event.get("properties", {}).get("type", {}).get("enum")
+    if not types or event["properties"].get("data") != {"type": "object"}:
+        return None
+    versions: dict[str, list] = {}
+    data: dict[tuple, dict] = {}
+    for branch in event.get("allOf", []):
+        if set(branch) != {"if", "then"} or set(branch["if"]) != {"properties"} or set(branch["then"]) != {"properties"}:
+            return None
+        condition, then = branch["if"]["properties"], branch["then"]["properties"]
+        kind = condition.get("type", {}).get("const")
+        if kind not in types or set(condition) - {"type", "schema_version"}:
+            return None
+        if set(then) == {"schema_version"} and set(condition) == {"type"} and set(then["schema_version"]) == {"enum"}:
+            if kind in versions:
+                return None
+            versions[kind] = then["schema_version"]["enum"]
+        elif set(then) == {"data"} and set(then["data"]) == {"$ref"}:
+            version = condition.get("schema_version", {"const": None})
+            if set(version) != {"const"} or (kind, version["const"]) in data:
+                return None
+            target = components.get(then["data"]["$ref"].removeprefix("#/components/schemas/"), {})
+            if target.get("type") != "object":
+                return None
+            data[(kind, version["const"])] = then["data"]
+        else:
+            return None
+    if set(versions) != set(types):
+        return None  # a type whose versions are not listed
+    variants = []
+    for kind in types:
+        for version in versions[kind]:
+            general, specific = data.get((kind, None)), data.get((kind, version))
+            if (general is None) == (specific is None):
+                return None
+            variants.append(
+                {
+                    "title": f"{kind} (schema_version {version})",
+                    "type": "object",
+                    "required": ["type", "schema_version", "data"],
+                    "properties": {"type": {"const": kind}, "schema_version": {"const": version}, "data": specific or general},
+                }
+            )
+    return variants or None
 
 
 def _stream_items(app: Flask) -> list:
@@ -108,7 +222,26 @@ def _operation(rule, meta: dict) -> dict:
     op["responses"].setdefault(
         "default", {"description": "Any other error", "content": {"application/problem+json": {"schema": "Problem"}}}
     )
+    _add_examples(op, examples().get(op["operationId"], {}))
     return op
+
+
+@functools.cache
+def examples() -> dict:
+    """Every operation's examples, by operation id: ``{"request": body, "responses": {status:
+    {media type: example}}}``, captured from a real session by ``python -m tests.api.examples``."""
+    return json.loads(resources.files("service.api").joinpath("examples.json").read_text())
+
+
+def _add_examples(op: dict, given: dict) -> None:
+    if "request" in given and "requestBody" in op:
+        for media in op["requestBody"]["content"].values():
+            media["example"] = given["request"]
+    for status, by_media in given.get("responses", {}).items():
+        content = op["responses"].get(status, {}).get("content", {})
+        for media_type, example in by_media.items():
+            if media_type in content:
+                content[media_type]["example"] = example
 
 
 def _path_schema(rule, arg: str) -> dict:

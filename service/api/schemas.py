@@ -62,10 +62,26 @@ class Base(Schema):
 # --- requests ------------------------------------------------------------------
 
 
+#: What a rules parameter means, where its name does not say it all.
+RULE_DESCRIPTIONS = {
+    "knocker_arranges": "The knocker may lay out any legal arrangement within the knock limit; otherwise only one of "
+    "its arrangements of the least deadwood. A knock without melds lays out, of those of the least deadwood, the one "
+    "that leaves the defender the most after its best defense.",
+    "starter": "Who starts each hand: alternate (the default: seat 0 starts the first hand, then the starter "
+    "alternates), seat_0 (seat 0 starts every hand) or loser (seat 0 starts the first hand, then the loser of the "
+    "last hand starts; after a dead hand, which nobody lost, the same seat starts again).",
+    "hints": "Whether a seat may ask for hints (GET /matches/{id}/hint). Left out, the match decides: on against the "
+    "computer and for two people on one device, off when a seat is open for a player to join or two players hold the "
+    "seats. A match with a hint shown is never rated.",
+}
+
+
 def _rule_field(name: str):
     spec = RANGES[name]
     if spec[0] is bool:
-        return StrictBool()
+        return StrictBool(**({"metadata": {"description": RULE_DESCRIPTIONS[name]}} if name in RULE_DESCRIPTIONS else {}))
+    if spec[0] is str:
+        return fields.String(validate=validate.OneOf(spec[1]), metadata={"description": RULE_DESCRIPTIONS[name]})
     if name == "turn_seconds":
         return fields.Integer(
             strict=True, allow_none=True, validate=validate.Range(spec[1], spec[2]),
@@ -159,6 +175,13 @@ REQUIRED_FIELDS = {"draw": {"source"}, "discard": {"card"}, "knock": {"card"}, "
 class ActionSchema(Base):
     """One seat command; every entry of a view's ``legal_actions`` can be posted as is.
 
+    ``knock`` and ``gin`` without ``melds`` lay out, of the knocker's arrangements of
+    the least deadwood, the one that leaves the defender the most after its best
+    defense (the knocker may send its own instead).  ``defend`` with neither ``melds``
+    nor ``layoffs`` takes the suggested best defense; with ``layoffs`` only, the
+    defender keeps the best melds of the cards left after those layoffs; with ``melds``
+    only, it lays off nothing.
+
     Beside the plays: ``resign`` (at any time while the match is played, in turn or not:
     the other seat wins), ``claim_timeout`` (once the other seat's deadline has passed,
     under a clock) and ``abort`` (call off a match nobody has joined yet)."""
@@ -169,9 +192,17 @@ class ActionSchema(Base):
     melds = fields.List(
         Cards(validate=validate.Length(3, 13)),
         validate=validate.Length(0, 4),
-        metadata={"description": "knock, gin, defend: an explicit arrangement (optional)"},
+        metadata={
+            "description": "knock, gin: the knocker's own layout (optional; any legal arrangement within the knock limit "
+            "under knocker_arranges, otherwise one of the least deadwood; omitted: of those of the least deadwood, the one "
+            "that leaves the defender the most after its best defense). defend: the defender's own melds (optional; "
+            "omitted: the best melds of the cards left after the layoffs; with layoffs omitted too: the suggested best defense)."
+        },
     )
-    layoffs = fields.List(fields.Nested(LayoffSchema), validate=validate.Length(0, 10), metadata={"description": "defend only"})
+    layoffs = fields.List(
+        fields.Nested(LayoffSchema), validate=validate.Length(0, 10),
+        metadata={"description": "defend only: the cards laid off onto the knocker's melds (omitted: none, unless melds are omitted too)"},
+    )
 
     @validates_schema
     def _fields_fit_the_type(self, data, **kwargs):
@@ -198,9 +229,16 @@ class RulesSchema(Schema):
     knock_limit = fields.Integer(required=True)
     target_score = fields.Integer(required=True)
     single_hand = fields.Boolean(required=True)
-    knocker_arranges = fields.Boolean(required=True)
+    knocker_arranges = fields.Boolean(required=True, metadata={"description": RULE_DESCRIPTIONS["knocker_arranges"]})
     defender_arranges = fields.Boolean(required=True)
     turn_seconds = fields.Integer(allow_none=True, required=True, metadata={"description": "Seconds per turn; null: no clock."})
+    starter = fields.String(
+        required=True, validate=validate.OneOf(RANGES["starter"][1]), metadata={"description": RULE_DESCRIPTIONS["starter"]}
+    )
+    hints = fields.Boolean(
+        allow_none=True, required=True,
+        metadata={"description": "Whether a seat may ask for hints (GET /matches/{id}/hint). Null for matches made before hints existed: then against the computer only."},
+    )
 
 
 class SeatSchema(Schema):
@@ -506,7 +544,8 @@ class HealthSchema(Schema):
 
 
 class ExternalSchema:
-    """A schema kept as a JSON Schema file beside the OpenAPI document."""
+    """A schema kept as a JSON Schema file beside the OpenAPI document (``openapi/``), and
+    copied into the document's components (``service.api.openapi.record_components``)."""
 
     def __init__(self, name: str, file: str):
         self.__name__ = name
@@ -754,3 +793,78 @@ class LeaderboardSchema(Schema):
     items = fields.List(fields.Nested(LeaderboardEntrySchema), required=True)
     next_cursor = fields.String(allow_none=True, required=True)
     min_matches = fields.Integer(required=True, metadata={"description": "Rated matches a player needs to be listed."})
+
+
+# --- the coach -----------------------------------------------------------------------
+
+
+class HintSchema(Schema):
+    action = fields.Nested(
+        ActionSchema, required=True,
+        metadata={"description": "The play suggested: one of the view's legal_actions, as listed (post it as is to follow the hint)."},
+    )
+    reason = fields.String(required=True, metadata={"description": "Why, in a sentence.", "example": "keep 8♠ 9♠: 7♠ and 10♠ are both still live"})
+    seq = fields.Integer(required=True, metadata={"description": "The seq of the hint_shown event that records it."})
+    version = fields.Integer(required=True, metadata={"description": "The match's version after it (also the ETag)."})
+    new = fields.Boolean(required=True, metadata={"description": "False when the same hint was already shown at this point (no new event)."})
+
+
+class CoachPlaySchema(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(["draw", "pass", "discard", "knock", "gin"]))
+    source = fields.String(validate=validate.OneOf(["stock", "discard"]), metadata={"description": "draw only"})
+    card = Card(metadata={"description": "discard, knock, gin"})
+
+
+class DecisionSchema(Schema):
+    seq = fields.Integer(required=True, metadata={"description": "The seq of the event the play made."})
+    seat = fields.Integer(required=True)
+    kind = fields.String(
+        required=True, validate=validate.OneOf(["upcard", "draw", "discard"]),
+        metadata={"description": "upcard: take or pass the first upcard; draw: the pile's top card or the stock; discard: the discard, with knocking, Gin or playing on."},
+    )
+    played = fields.Nested(CoachPlaySchema, required=True)
+    best = fields.Nested(CoachPlaySchema, required=True, metadata={"description": "The analyser's best play."})
+    cost = fields.Float(required=True, metadata={"description": "Expected points the play cost against the best (0 when it is the best), from what the seat knew then."})
+    class_ = fields.String(
+        required=True, data_key="class", attribute="class", validate=validate.OneOf(["good", "inaccuracy", "mistake", "blunder"]),
+        metadata={"description": "good: cost below 1.5; inaccuracy: below 4; mistake: below 10; blunder: 10 or more."},
+    )
+    reason = fields.String(required=True, metadata={"description": "Why the best play is best."})
+
+
+class ClassCountsSchema(Schema):
+    good = fields.Integer(required=True)
+    inaccuracy = fields.Integer(required=True)
+    mistake = fields.Integer(required=True)
+    blunder = fields.Integer(required=True)
+
+
+ACCURACY = (
+    "Per seat: the mean score of its decisions (100 for a play that costs nothing, 10 less per point it cost, at least 0); "
+    "null without decisions."
+)
+
+
+class HandAnalysisSchema(Schema):
+    match_id = fields.String(required=True)
+    hand = fields.Integer(required=True)
+    over = fields.Boolean(required=True, metadata={"description": "Whether the hand is over (the operator may analyse one being played)."})
+    analyser = fields.String(required=True, metadata={"description": "The version of the computer whose measures weigh the plays."})
+    decisions = fields.List(fields.Nested(DecisionSchema), required=True)
+    accuracy = fields.List(fields.Float(allow_none=True), required=True, metadata={"description": ACCURACY})
+    counts = fields.List(fields.Nested(ClassCountsSchema), required=True, metadata={"description": "Per seat: its decisions in each class."})
+
+
+class HandAccuracySchema(Schema):
+    hand = fields.Integer(required=True)
+    over = fields.Boolean(required=True)
+    accuracy = fields.List(fields.Float(allow_none=True), required=True, metadata={"description": ACCURACY})
+    counts = fields.List(fields.Nested(ClassCountsSchema), required=True)
+
+
+class MatchAnalysisSchema(Schema):
+    match_id = fields.String(required=True)
+    analyser = fields.String(required=True)
+    hands = fields.List(fields.Nested(HandAccuracySchema), required=True, metadata={"description": "The hands analysed: every hand over (and, for the operator, the one being played)."})
+    accuracy = fields.List(fields.Float(allow_none=True), required=True, metadata={"description": "Over every decision of those hands. " + ACCURACY})
+    counts = fields.List(fields.Nested(ClassCountsSchema), required=True)

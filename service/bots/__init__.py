@@ -5,10 +5,12 @@ same JSON a front end gets), the seat's redacted events of the current hand, a l
 from ``LEVELS`` and a seeded ``random.Random``; it returns one of
 ``view["legal_actions"]``.  Nothing else reaches a bot, so it cannot see a hidden card.
 
-One liberty, when the rules let the knocker arrange its melds: a knock or Gin action
-may come back with other ``melds`` than the suggested ones, always a legal arrangement
-of the same cards with deadwood within the knock limit (``hard`` lays out the one that
-leaves the fewest layoffs).  Type and card are always those of a listed action.
+One liberty: a knock or Gin action (listed without melds, which lets the engine lay out
+the best of the least-deadwood arrangements) may come back with ``melds`` of its own,
+always a legal arrangement of the same cards: of the least deadwood, or under
+``knocker_arranges`` any within the knock limit (``hard`` names one of more deadwood
+when it expects that to leave fewer layoffs).  Type and card are always those of a
+listed action.
 
 - ``easy`` plays like a beginner: it keeps picture cards too long, grabs discards that
   merely pair up, and knocks only with a very low count (until late, when it knocks
@@ -34,7 +36,7 @@ LEVELS = ("easy", "medium", "hard")
 #: position must change it (tests/bots/test_bots_version.py fails until it does): a
 #: record names the version its computer moves were made by, and an import with the
 #: same version checks every one of them by making it again.
-BOTS_VERSION = "2026.12.1"
+BOTS_VERSION = "2026.12.2"
 
 _PLAYERS = {"easy": easy.play, "medium": medium.play, "hard": hard.play}
 

@@ -21,8 +21,11 @@
   defender's best layoffs, undercuts included) against holding one more turn (the
   opponent may knock or improve; the next draw may bring Gin or a lower count), with
   a margin for waiting that grows with the undercut bonus.
-- When the rules let the knocker arrange, it lays out the arrangement that leaves
-  the fewest expected layoff points; Gin and defense take the suggested (optimal) ones.
+- A knock names no melds, so the engine lays out the best of the least-deadwood
+  arrangements against the defender's actual hand; only when the rules let the
+  knocker lay out any arrangement (``knocker_arranges``) does it name one of more
+  deadwood, when that deadwood and the layoff points it expects come out lower.
+  Gin and defense take the suggested (optimal) ones.
 """
 
 from __future__ import annotations
@@ -31,13 +34,13 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from service.engine import best_defense, best_melds
-from service.engine.cards import CARD_INDEX, DECK, cards_of
+from service.engine import best_defense
+from service.engine.cards import cards_of
 
 from .arrangements import Meld, arrangements, expected_layoff
 from .common import Options
 from .handeval import NEAR, Deadwood, expected_after_draw
-from .knowledge import VALUE, Knowledge, indices, mask_of
+from .knowledge import VALUE, Knowledge, indices
 from .opponent import OpponentModel
 
 KNOCK_CHANCE_WORTH = 6.0
@@ -155,17 +158,17 @@ class Hard:
         best = None
         for card, action in options.knocks.items():
             rest = self.know.hand & ~(1 << card)
-            melds, deadwood, exposure = self.knock_melds(rest)
+            layouts, named, deadwood, exposure = self.knock_melds(rest)
             key = (deadwood + exposure, card)
             if best is None or key < best[0]:
-                best = (key, card, action, rest, melds, deadwood)
-        _, card, action, rest, melds, deadwood = best
-        now, wait = self.knock_values(rest, melds, deadwood, card)
+                best = (key, card, action, rest, layouts, named, deadwood)
+        _, card, action, rest, layouts, named, deadwood = best
+        now, wait = self.knock_values(rest, layouts, deadwood, card)
         margin = WAIT_PER_UNDERCUT_POINT * (self.rules["undercut_bonus"] - WAIT_PIVOT)
         if now < wait + margin:
             return None
-        if self.rules.get("knocker_arranges"):
-            return {**action, "melds": [m.codes() for m in melds]}
+        if named:
+            return {**action, "melds": [m.codes() for m in layouts[0]]}
         return action
 
     # --- measures ---------------------------------------------------------------
@@ -221,30 +224,41 @@ class Hard:
 
     # --- knocking ---------------------------------------------------------------
 
-    def knock_melds(self, hand: int) -> tuple[tuple[Meld, ...], int, float]:
-        """The melds to lay out, their deadwood, and the expected points laid off on them."""
-        chance = self.model.chance.__getitem__
-        if self.rules.get("knocker_arranges"):
-            options = arrangements(hand, self.limit)
-            scored = [(d + expected_layoff(m, chance), d, m) for d, m in options]
-            _, deadwood, melds = min(scored, key=lambda t: (t[0], t[1]))
-            return melds, deadwood, expected_layoff(melds, chance)
-        arranged = best_melds([DECK[i] for i in indices(hand)])
-        melds = tuple(_meld_of(m) for m in arranged.melds)
-        return melds, arranged.deadwood, expected_layoff(melds, chance)
+    def knock_melds(self, hand: int) -> tuple[tuple[tuple[Meld, ...], ...], bool, int, float]:
+        """The layouts a knock with ``hand`` may lay out, whether this seat names the
+        layout (else the engine picks), their deadwood, and the points expected laid off.
 
-    def knock_values(self, hand: int, melds: tuple[Meld, ...], k: int, card: int) -> tuple[float, float]:
-        """Expected points of knocking now, and of holding the same hand one more turn."""
+        Left to the engine, the knock lays out whichever arrangement of the least deadwood
+        leaves the defender the most (it knows the defender's hand), so every such
+        arrangement is a candidate and the layoffs expected are those of the best of them
+        by what this seat knows.  Under ``knocker_arranges`` an arrangement with more
+        deadwood is named when its deadwood and its expected layoffs come out lower."""
+        chance = self.model.chance.__getitem__
+        least = self.dw(hand)
+        lowest = tuple(m for _, m in arrangements(hand, least))
+        exposure = min(expected_layoff(m, chance) for m in lowest)
+        if self.rules.get("knocker_arranges"):
+            more = [(d + expected_layoff(m, chance), d, m) for d, m in arrangements(hand, self.limit) if d > least]
+            if more:
+                score, deadwood, melds = min(more, key=lambda t: (t[0], t[1]))
+                if score < least + exposure:
+                    return (melds,), True, deadwood, score - deadwood
+        return lowest, False, least, exposure
+
+    def knock_values(self, hand: int, layouts: tuple[tuple[Meld, ...], ...], k: int, card: int) -> tuple[float, float]:
+        """Expected points of knocking now (with the layout of ``layouts`` the engine
+        would pick against each sampled hand), and of holding the same hand one more turn."""
         rules, dw, limit = self.rules, self.dw, self.limit
         gin_bonus, undercut_bonus = rules["gin_bonus"], rules["undercut_bonus"]
         stock, dead_at = self.know.stock_count, rules["dead_hand_stock"]
         samples = self.samples(KNOCK_SAMPLES)
         mine_next = list(zip((p for _, p in self.draws), dw.after_draws(hand, [u for u, _ in self.draws])))
-        laid_out = [m.codes() for m in melds]
+        laid_outs = [[m.codes() for m in melds] for melds in layouts]
         now_total = wait_total = 0.0
         for s in samples:
             raw = dw(s)
-            laid = best_defense(laid_out, cards_of(s)).deadwood
+            held = cards_of(s)
+            laid = max(best_defense(laid_out, held).deadwood for laid_out in laid_outs)
             now_total += outcome(k, laid, undercut_bonus)
             if stock <= dead_at:
                 continue  # not knocking ends the hand dead: 0 points
@@ -285,11 +299,3 @@ def outcome(knocker: int, defender: int, undercut_bonus: int) -> float:
         return defender - knocker
     return -(knocker - defender + undercut_bonus)
 
-
-def _meld_of(codes) -> Meld:
-    mask = mask_of(codes)
-    idx = sorted(CARD_INDEX[c] for c in codes)
-    if len({i % 13 for i in idx}) == 1:
-        return Meld(mask, (-1, idx[0] % 13, len(idx)))
-    base = idx[0] - idx[0] % 13
-    return Meld(mask, (base, idx[0] % 13, idx[-1] % 13))

@@ -19,9 +19,11 @@ from .game import (
     execute,
     fold,
     initial_state,
+    hints_allowed,
     legal_actions,
+    plays,
 )
-from .layoffs import Defense, best_defense, check_defense
+from .layoffs import Defense, best_defense, best_layout, check_defense
 from .melds import Arrangement, best_discards, best_melds, check_arrangement, deadwood, discard_deadwoods, meld_kind
 from .rules import PRESET_DESCRIPTIONS, PRESETS, Rules, RulesError, resolve_rules
 from .views import redact_event, seat_view
@@ -44,6 +46,7 @@ __all__ = [
     "State",
     "best_defense",
     "best_discards",
+    "best_layout",
     "best_melds",
     "card_value",
     "check_arrangement",
@@ -56,7 +59,9 @@ __all__ = [
     "execute",
     "fold",
     "initial_state",
+    "hints_allowed",
     "legal_actions",
+    "plays",
     "meld_kind",
     "parse_cards",
     "redact_event",

@@ -14,10 +14,14 @@ whoever is authenticated:
 - ``{"type": "draw", "source": "stock" | "discard"}``
 - ``{"type": "pass"}`` (declining the upcard, when the rules offer it)
 - ``{"type": "discard", "card": "KS"}``
-- ``{"type": "knock", "card": "KS", "melds": [...]}`` (``melds`` optional)
+- ``{"type": "knock", "card": "KS", "melds": [...]}`` (``melds`` optional: omitted, of
+  the knocker's arrangements with the least deadwood the one that leaves the defender
+  the most after its best defense; sent, any legal arrangement within the knock limit
+  under ``knocker_arranges``, otherwise one of the least deadwood)
 - ``{"type": "gin", "card": "KS", "melds": [...]}`` (``melds`` optional)
 - ``{"type": "defend", "melds": [...], "layoffs": [{"card": "8S", "meld": 0}]}``
-  (both optional: omitted means the suggested best defense)
+  (both optional: both omitted means the suggested best defense; ``melds`` omitted, the
+  best melds of the cards left after the layoffs; ``layoffs`` omitted, none)
 
 - ``{"type": "resign"}`` (at any time while the match is being played, in turn or not:
   the other seat wins the match)
@@ -42,12 +46,13 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from .cards import CARD_INDEX, CARD_VALUE, CardError, check_card, parse_cards
 from .errors import CommandError, IllegalMoveError
-from .layoffs import Defense, LayoffError, best_defense, check_defense
+from .layoffs import Defense, LayoffError, best_defense, best_layout, check_defense
 from .melds import ArrangementError, best_melds, check_arrangement, deadwood_of_mask
 from .rules import Rules, RulesError, resolve_rules, rules_from_json
 
@@ -309,6 +314,10 @@ def _on_hand_ended(s: State, d: dict) -> None:
     s.phase = AWAITING_DEAL
 
 
+def _on_hint_shown(s: State, d: dict) -> None:
+    """A hint changes nothing in the play (only the version)."""
+
+
 def _on_match_ended(s: State, d: dict) -> None:
     s.winner = d["winner"]
     s.scores = tuple(d["scores"])
@@ -328,6 +337,7 @@ EVOLVERS = {
     "defended": _on_defended,
     "hand_ended": _on_hand_ended,
     "match_ended": _on_match_ended,
+    "hint_shown": _on_hint_shown,
 }
 
 EVENT_TYPES = tuple(EVOLVERS)
@@ -424,7 +434,50 @@ def _start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
     seats = [_seat(i, spec) for i, spec in enumerate(seats)]
     if all(seat["kind"] == "open" for seat in seats):
         raise CommandError("at least one seat must be taken: the player who waits for the other", "invalid_seats")
+    if rules.hints is None:
+        rules = replace(rules, hints=default_hints(seats))
     return [Event("match_started", {"rules": rules.to_json(), "seats": seats})]
+
+
+def default_hints(seats: Sequence[Mapping[str, Any]]) -> bool:
+    """Hints, unless set: on against the computer and for two people on one device; off
+    when a seat waits for a player to join, or the two seats are held by two players."""
+    if any(seat["kind"] == "open" for seat in seats):
+        return False
+    held = [seat["player"] for seat in seats if "player" in seat]
+    return not (len(held) == 2 and held[0] != held[1])
+
+
+def hints_allowed(state: State) -> bool:
+    """Whether a seat may ask for hints.  A match made before the ``hints`` parameter
+    existed allows them against the computer only."""
+    if state.rules is None:
+        return False
+    if state.rules.hints is not None:
+        return state.rules.hints
+    return any(seat["kind"] == "computer" for seat in state.seats)
+
+
+#: The longest reason a hint may give.
+HINT_REASON_LENGTH = 300
+
+
+def _hint(state: State, command: Mapping[str, Any]) -> list[Event]:
+    """A hint shown to the seat to act: one of its legal plays and why.  It changes
+    nothing in the play; the event says that help was used (a hinted match is not rated)."""
+    seat = _seat_of(command)
+    if not hints_allowed(state):
+        raise IllegalMoveError("hints_off", "this match is played without hints (rules: hints false)")
+    options = plays(state, seat)
+    if not options or state.phase == DEFENSE:
+        raise IllegalMoveError("not_your_turn", f"seat {seat} has no play to be hinted now {_summary(state)}")
+    action = command.get("action")
+    if action not in options:
+        raise IllegalMoveError("hint_not_legal", f"a hint names one of the seat's legal plays, not {action!r}")
+    reason = command.get("reason")
+    if not isinstance(reason, str) or not 0 < len(reason) <= HINT_REASON_LENGTH or not reason.isprintable():
+        raise CommandError(f"a hint's reason is printable text of 1 to {HINT_REASON_LENGTH} characters", "invalid_hint")
+    return [Event("hint_shown", {"seat": seat, "action": dict(action), "reason": reason})]
 
 
 def _join(state: State, command: Mapping[str, Any]) -> list[Event]:
@@ -624,7 +677,7 @@ def _deal(state: State, command: Mapping[str, Any]) -> list[Event]:
     salt = command.get("salt", "")
     if not isinstance(salt, str):
         raise CommandError("salt must be a string", "invalid_deck")
-    starter = 0 if state.hand_number == 0 else 1 - state.starter
+    starter = next_starter(state)
     return [
         Event(
             "hand_dealt",
@@ -637,6 +690,22 @@ def _deal(state: State, command: Mapping[str, Any]) -> list[Event]:
             },
         )
     ]
+
+
+def next_starter(state: State) -> int:
+    """The seat that starts the next hand, under the rules' ``starter``: seat 0 starts
+    the first hand; then ``alternate`` swaps, ``seat_0`` keeps seat 0, and ``loser`` gives
+    the hand to the loser of the last one (after a dead hand, nobody lost: the same seat
+    starts again)."""
+    if state.hand_number == 0:
+        return 0
+    rule = state.rules.starter
+    if rule == "seat_0":
+        return 0
+    if rule == "loser":
+        winner = state.last_hand["winner"] if state.last_hand else None
+        return state.starter if winner is None else 1 - winner
+    return 1 - state.starter
 
 
 def _pass(state: State, command: Mapping[str, Any]) -> list[Event]:
@@ -729,17 +798,25 @@ def _knock(state: State, command: Mapping[str, Any]) -> list[Event]:
     melds = _arrangement_field(command, "melds")
     remaining = _check_discard(state, seat, card)
     rules = state.rules
+    defender = 1 - seat
     if melds is None:
         arrangement = best_melds(remaining)
+        if 0 < arrangement.deadwood <= rules.knock_limit:
+            # Of the layouts with this deadwood, the one that leaves the defender most
+            # (the engine knows both hands when it resolves the knock).
+            arrangement = best_layout(remaining, state.hands[defender])
     else:
-        if not rules.knocker_arranges:
-            raise IllegalMoveError(
-                "arrangement_not_allowed", "under these rules the knocker's best melds are laid out automatically"
-            )
         try:
             arrangement = check_arrangement(remaining, melds)
         except (ArrangementError, CardError) as exc:
             raise IllegalMoveError("invalid_meld", f"knocker's melds: {exc}") from None
+        least = deadwood_of_mask(sum(1 << CARD_INDEX[c] for c in remaining))
+        if not rules.knocker_arranges and least < arrangement.deadwood and least <= rules.knock_limit:
+            raise IllegalMoveError(
+                "arrangement_not_allowed",
+                f"under these rules the knocker lays out one of its arrangements of the least deadwood ({least}); "
+                f"these melds leave {arrangement.deadwood} ({', '.join(arrangement.unmelded)})",
+            )
     gin = arrangement.deadwood == 0
     if command["type"] == "gin" and not gin:
         raise IllegalMoveError(
@@ -762,7 +839,6 @@ def _knock(state: State, command: Mapping[str, Any]) -> list[Event]:
             "deadwood": arrangement.deadwood,
         },
     )
-    defender = 1 - seat
     if not gin and rules.defender_arranges:
         return [knocked]
     after_knock = evolve(state, knocked)
@@ -804,7 +880,8 @@ def _defend(state: State, command: Mapping[str, Any]) -> list[Event]:
     if not isinstance(layoffs, list) or not all(isinstance(x, dict) and {"card", "meld"} <= set(x) for x in layoffs):
         raise CommandError('layoffs must be a list of {"card": code, "meld": index}', "invalid_arrangement")
     try:
-        defense = check_defense(knocker_melds, hand, melds or [], [(x["card"], x["meld"]) for x in layoffs])
+        # Melds left out: the best melds of the cards the layoffs leave.
+        defense = check_defense(knocker_melds, hand, melds, [(x["card"], x["meld"]) for x in layoffs])
     except (LayoffError, ArrangementError) as exc:
         raise IllegalMoveError("invalid_layoff", f"defense: {exc}") from None
     return _settle(state, defense, automatic=False)
@@ -823,6 +900,7 @@ DECIDERS = {
     "knock": _knock,
     "gin": _knock,
     "defend": _defend,
+    "hint": _hint,
 }
 
 SEAT_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend", "resign", "claim_timeout", "abort")
@@ -863,7 +941,8 @@ def legal_actions(state: State, seat: int, now: datetime | None = None) -> list[
     seat's deadline is past ``now``, when given).
 
     In the defense step only the suggested best defense is listed; any other legal
-    arrangement may be sent in the same shape.
+    arrangement may be sent in the same shape.  A knock or Gin is listed without melds
+    (the best layout is laid out); the knocker may add its own.
     """
     actions = _plays(state, seat) if state.turn == seat else []
     if state.seats and state.seats[seat]["kind"] == "human":
@@ -918,10 +997,9 @@ def _discard_actions(state: State, seat: int) -> list[dict]:
             continue
         left = deadwood_of_mask(mask & ~(1 << CARD_INDEX[card]))
         if left <= limit:
-            action = {"type": "gin" if left == 0 else "knock", "card": card}
-            if state.rules.knocker_arranges:
-                action["melds"] = [list(m) for m in best_melds(_remove(hand, card)).melds]
-            actions.append(action)
+            # Without melds: the knock lays out the best layout against the defender's
+            # hand, which no suggestion listed here could know.
+            actions.append({"type": "gin" if left == 0 else "knock", "card": card})
     return actions
 
 

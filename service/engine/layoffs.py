@@ -1,4 +1,5 @@
-"""The defender's answer to a knock: own melds plus layoffs onto the knocker's melds.
+"""The defender's answer to a knock: own melds plus layoffs onto the knocker's melds;
+and the knocker's layout that leaves it the least (``best_layout``).
 
 A layoff extends one of the knocker's melds: a run at either end (chains allowed:
 8S then 9S onto 5S-6S-7S), or a set of three with its fourth card.  The best
@@ -21,7 +22,16 @@ from itertools import product
 from typing import NamedTuple
 
 from .cards import CARD_INDEX, DECK, CardError, parse_cards
-from .melds import ArrangementError, _arrangement_of_mask, check_arrangement, deadwood_of_mask, meld_kind
+from .melds import (
+    Arrangement,
+    ArrangementError,
+    _arrangement_of_mask,
+    best_melds,
+    check_arrangement,
+    deadwood_of_mask,
+    lowest_arrangements,
+    meld_kind,
+)
 
 
 class Defense(NamedTuple):
@@ -101,6 +111,23 @@ def best_defense(knocker_melds: Sequence[Sequence[str]], hand: Iterable[str]) ->
     return Defense(own.melds, play_order(knocker_melds, layoffs), own.unmelded, own.deadwood)
 
 
+def best_layout(cards: Iterable[str], defender_hand: Iterable[str]) -> Arrangement:
+    """The knocker's layout: among its arrangements of the least deadwood, the one that
+    leaves the defender the most deadwood after its best defense (so the knocker's best
+    score); ties go to the first in ``lowest_arrangements``'s order (``best_melds``'s
+    first).  Run A-2-3S and 2H 2D loose, and a defender with 4S can lay it off; the set
+    of twos with AS 3S loose leaves it nothing:
+
+    >>> best_layout(["AS", "2S", "3S", "2H", "2D", "AH"], ["4S", "KC", "KD"]).melds
+    (('2D', '2H', '2S'),)
+    """
+    options = lowest_arrangements(cards)
+    if len(options) == 1 or options[0].deadwood == 0:
+        return options[0]  # (nothing is laid off on Gin)
+    defender_hand = parse_cards(defender_hand)
+    return max(options, key=lambda a: best_defense(a.melds, defender_hand).deadwood)
+
+
 def play_order(knocker_melds: Sequence[Sequence[str]], layoffs: Iterable[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
     """Layoffs in an order in which they can be laid off one by one: meld by meld (in
     the knocker's order); onto a run, first the cards below it, nearest first, then
@@ -128,16 +155,21 @@ class LayoffError(ValueError):
 def check_defense(
     knocker_melds: Sequence[Sequence[str]],
     hand: Iterable[str],
-    melds: Iterable[Iterable[object]],
+    melds: Iterable[Iterable[object]] | None,
     layoffs: Iterable[tuple[object, object]],
 ) -> Defense:
     """Validate an explicitly chosen defense; return it with its deadwood.
 
     Each knocker's meld together with the cards laid off onto it must again be one
     legal meld (so a run grows only at its ends, in chains, and a set only to four).
+    ``melds`` None: the defender's own melds are the best melds of the cards the
+    layoffs leave (not none at all).
+
+    >>> check_defense([("5D", "6D", "7D")], ["8D", "TC", "JC", "QC", "2H"], None, [("8D", 0)]).melds
+    (('TC', 'JC', 'QC'),)
     """
     hand = parse_cards(hand)
-    melds = [list(m) if isinstance(m, (list, tuple)) else m for m in melds]
+    melds = None if melds is None else [list(m) if isinstance(m, (list, tuple)) else m for m in melds]
     laid: list[tuple[str, int]] = []
     per_meld: dict[int, list[str]] = {}
     for card, target in layoffs:
@@ -163,6 +195,9 @@ def check_defense(
                 "a run grows only at its ends and a set only to four cards"
             )
     laid_cards = {c for c, _ in laid}
+    if melds is None:
+        own = best_melds([c for c in hand if c not in laid_cards])
+        return Defense(own.melds, play_order(knocker_melds, laid), own.unmelded, own.deadwood)
     try:
         own = check_arrangement([c for c in hand if c not in laid_cards], melds)
     except ArrangementError as exc:

@@ -190,6 +190,82 @@ def best_melds(cards: Iterable[str]) -> Arrangement:
     return _arrangement_of_mask(_mask_of_distinct(cards))
 
 
+def _candidate_melds(mask: int) -> list[int]:
+    """Every set and run the cards of ``mask`` hold (sub-runs and sets of three out of
+    four included), as masks: sets by rank, then runs by suit, low card and length."""
+    melds = []
+    for rank in range(13):
+        held = [s * 13 + rank for s in ALL_SUITS if (mask >> (s * 13 + rank)) & 1]
+        if len(held) >= 3:
+            melds.append(sum(1 << i for i in held))
+        if len(held) == 4:
+            melds.extend(sum(1 << i for i in held if i != left) for left in held)
+    for suit in ALL_SUITS:
+        base = suit * 13
+        for low in range(11):
+            run = 0
+            for high in range(low, 13):
+                if not (mask >> (base + high)) & 1:
+                    break
+                run |= 1 << (base + high)
+                if high - low >= 2:
+                    melds.append(run)
+    return melds
+
+
+def _meld_order(meld: tuple[str, ...]) -> tuple:
+    """The place of a meld in an arrangement as ``best_melds`` writes one: sets by rank,
+    then runs by suit and rank."""
+    first = CARD_INDEX[meld[0]]
+    if meld_kind(meld) == "set":
+        return (0, first % 13, len(meld))
+    return (1, first, len(meld))
+
+
+def lowest_arrangements(cards: Iterable[str]) -> list[Arrangement]:
+    """Every arrangement of ``cards`` with the least deadwood, ``best_melds``'s first,
+    the others in a fixed order (the knocker's choices of a layout: with AS 2S 3S 2H 2D,
+    the run of spades or the set of twos).
+
+    >>> [a.melds for a in lowest_arrangements(["AS", "2S", "3S", "2H", "2D", "AH"])]
+    [(('AS', '2S', '3S'),), (('2D', '2H', '2S'),)]
+    """
+    mask = _mask_of_distinct(cards)
+    least = deadwood_of_mask(mask)
+    first = _arrangement_of_mask(mask)
+    found = [first]
+    seen = {frozenset(first.melds)}
+    candidates = _candidate_melds(mask)
+
+    def walk(start: int, used: int, chosen: tuple[int, ...]) -> None:
+        rest = mask & ~used
+        if deadwood_of_mask(rest) > least:
+            return  # whatever else is melded, these melds cost deadwood
+        if _value_of_mask(rest) == least:
+            melds = tuple(sorted((tuple(DECK[i] for i in range(52) if (m >> i) & 1) for m in chosen), key=_meld_order))
+            if frozenset(melds) not in seen:
+                seen.add(frozenset(melds))
+                unmelded = tuple(DECK[i] for i in range(52) if (rest >> i) & 1)
+                found.append(Arrangement(melds, unmelded, least))
+            return
+        for j in range(start, len(candidates)):
+            m = candidates[j]
+            if not m & used:
+                walk(j + 1, used | m, chosen + (m,))
+
+    walk(0, 0, ())
+    return found
+
+
+def _value_of_mask(mask: int) -> int:
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += RANK_VALUES[(low.bit_length() - 1) % 13]
+        mask ^= low
+    return total
+
+
 def deadwood(cards: Iterable[str]) -> int:
     """Least deadwood of ``cards`` (the number ``best_melds`` would report)."""
     return deadwood_of_mask(_mask_of_distinct(cards))

@@ -41,7 +41,9 @@ class Rules:
     target_score: int = 100
     #: Play one hand only; its winner wins the match.
     single_hand: bool = False
-    #: The knocker may lay out another legal arrangement than the suggested best.
+    #: The knocker may lay out any legal arrangement within the knock limit; otherwise
+    #: it may choose only among its arrangements of the least deadwood.  Either way a
+    #: knock without melds lays out the best of those (see ``layoffs.best_layout``).
     knocker_arranges: bool = False
     #: The defender confirms its melds and layoffs (suggested best, or its own choice);
     #: otherwise the best defense is applied automatically.
@@ -49,23 +51,35 @@ class Rules:
     #: Seconds a seat has for its turn (None: no clock).  Once they have passed, the
     #: other seat may claim the match.
     turn_seconds: int | None = None
+    #: Who starts each hand: ``alternate`` (seat 0 starts the first hand, then the
+    #: starter alternates), ``seat_0`` (seat 0 starts every hand) or ``loser`` (seat 0
+    #: starts the first hand, then the loser of the last hand starts; after a dead hand
+    #: the same seat starts again).
+    starter: str = "alternate"
+    #: Whether a seat may ask for hints (``GET /matches/{id}/hint``).  Unset, a new match
+    #: resolves it from its seats: on against the computer and for two people on one
+    #: device, off when a seat waits for a player to join or the two seats are held by
+    #: two different players.  A match with a hint shown is never rated.
+    hints: bool | None = None
 
     def to_json(self, complete: bool = False) -> dict:
-        """The rules as data.  An optional parameter that is not set (None) is left out,
-        so the rules of a match without it are recorded as before it existed;
-        ``complete`` lists every parameter (as the API shows them)."""
+        """The rules as data.  An optional parameter left at its default (``turn_seconds``
+        not set, ``starter`` ``alternate``) is left out, so the rules of a match without
+        it are recorded as before it existed; ``complete`` lists every parameter (as the
+        API shows them)."""
         # Not dataclasses.asdict, which deep-copies every value: every view needs this.
         data = {name: getattr(self, name) for name in _RULE_NAMES}
         if not complete:
             for name in OPTIONAL:
-                if data[name] is None:
+                if name in data and data[name] == OPTIONAL_DEFAULTS[name]:
                     del data[name]
         return data
 
 
 _RULE_NAMES = tuple(f.name for f in fields(Rules))
 
-#: What each parameter accepts: (type, low, high) for numbers, bool for switches.
+#: What each parameter accepts: (type, low, high) for numbers, bool for switches,
+#: (str, choices) for a choice.
 RANGES: dict[str, tuple] = {
     "upcard_offer": (bool,),
     "dead_hand_stock": (int, 0, 10),
@@ -77,10 +91,16 @@ RANGES: dict[str, tuple] = {
     "knocker_arranges": (bool,),
     "defender_arranges": (bool,),
     "turn_seconds": (int, 5, 2_592_000),
+    "starter": (str, ("alternate", "seat_0", "loser")),
+    "hints": (bool,),
 }
 
-#: Parameters that may be null (not set), and are then left out of recorded rules.
-OPTIONAL = frozenset({"turn_seconds"})
+#: Parameters that may be null (not set).
+NULLABLE = frozenset({"turn_seconds", "hints"})
+#: Parameters added after the first records: left out of recorded rules while at their
+#: default, and taken at their default when recorded rules lack them.
+OPTIONAL = frozenset({"turn_seconds", "starter", "hints"})
+OPTIONAL_DEFAULTS = {f.name: f.default for f in fields(Rules) if f.name in OPTIONAL}
 
 PRESETS: dict[str, Rules] = {
     # Seeds 000 and 003: play until the stock is empty, 25-point bonuses.
@@ -89,8 +109,8 @@ PRESETS: dict[str, Rules] = {
     "short-stock": Rules(preset="short-stock", dead_hand_stock=2),
     # Seed 002: the upcard is offered first, and the hand is dead at two stock cards.
     "upcard-offer": Rules(preset="upcard-offer", upcard_offer=True, dead_hand_stock=2),
-    # Seed 004: upcard offer, dead at two, Gin 20 and undercut 10, and both players
-    # confirm (or change) the suggested melds and layoffs.
+    # Seed 004: upcard offer, dead at two, Gin 20 and undercut 10; the knocker may lay
+    # out any arrangement, and the defender confirms (or changes) the suggested defense.
     "bonus-20-10": Rules(
         preset="bonus-20-10",
         upcard_offer=True,
@@ -103,11 +123,13 @@ PRESETS: dict[str, Rules] = {
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
-    "classic": "Play until the stock is empty; Gin and undercut bonuses of 25; best melds and layoffs applied automatically.",
+    "classic": "Play until the stock is empty; Gin and undercut bonuses of 25; the starter alternates; "
+    "the best melds and layoffs are applied automatically (the knocker may choose among its layouts of least deadwood).",
     "short-stock": "As classic, but the hand is dead when two cards are left in the stock.",
-    "upcard-offer": "The first upcard is offered to the starter, then to the other player; the hand is dead at two stock cards.",
-    "bonus-20-10": "Upcard offer, dead at two stock cards, Gin bonus 20 and undercut bonus 10; "
-    "the knocker and the defender confirm or change the suggested melds and layoffs.",
+    "upcard-offer": "As classic, but the first upcard is offered to the starter, then to the other player, "
+    "and the hand is dead at two stock cards.",
+    "bonus-20-10": "Upcard offer, dead at two stock cards, Gin bonus 20 and undercut bonus 10; the starter alternates; "
+    "the knocker may lay out any legal arrangement and the defender confirms or changes the suggested melds and layoffs.",
 }
 
 DEFAULT_PRESET = "classic"
@@ -115,15 +137,19 @@ DEFAULT_PRESET = "classic"
 
 def _check_value(name: str, value: object) -> object:
     spec = RANGES[name]
-    if value is None and name in OPTIONAL:
+    if value is None and name in NULLABLE:
         return None
     if spec[0] is bool:
         if not isinstance(value, bool):
             raise RulesError(f"{name} must be true or false, got {value!r}", name)
         return value
+    if spec[0] is str:
+        if not isinstance(value, str) or value not in spec[1]:
+            raise RulesError(f"{name} must be one of {', '.join(spec[1])}, got {value!r}", name)
+        return value
     _, low, high = spec
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        nullable = " (or null)" if name in OPTIONAL else ""
+        nullable = " (or null)" if name in NULLABLE else ""
         raise RulesError(f"{name} must be a whole number from {low} to {high}{nullable}, got {value!r}", name)
     return value
 

@@ -61,7 +61,8 @@ def seat_view(state: State, seat: int, now: datetime | None = None) -> dict[str,
 
 def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
     """An event as ``seat`` may see it; ``seat=None`` (the operator) sees all.  A seat
-    sees neither the deck nor the other seat's stock draws, nor a computer's seed.
+    sees neither the deck nor the other seat's stock draws, nor a computer's seed, nor
+    what a hint shown to the other seat said.
 
     ``event`` is ``{"type", "data", ...}``; other keys (seq, recorded_at) pass through.
     """
@@ -80,6 +81,9 @@ def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
         }
     elif etype == "card_drawn" and data["source"] == "stock" and data["seat"] != seat:
         data = {k: v for k, v in data.items() if k != "card"}
+    elif etype == "hint_shown" and data["seat"] != seat:
+        # The hint would tell the other seat about the hand it was given for.
+        data = {"seat": data["seat"]}
     elif etype == "match_started" and any("seed" in s for s in data["seats"]):
         # A computer's seed would let its opponent foresee its random choices; the
         # record of a finished match holds it, for checking the computer's moves.

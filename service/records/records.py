@@ -206,6 +206,13 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
                 f"in the years {TIME_YEARS[0]} to {TIME_YEARS[1]}",
                 index=i,
             )
+        if recorded_at.astimezone(timezone.utc).isoformat() != e["recorded_at"]:
+            raise RecordError(
+                "invalid_record",
+                f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']!r} must be written in UTC as the service "
+                f"writes it ({recorded_at.astimezone(timezone.utc).isoformat()!r}), so that a record is exported as it came",
+                index=i,
+            )
         if recorded_at > latest:
             raise RecordError("invalid_record", f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']} is in the future", index=i)
         if previous is not None and recorded_at < previous:

@@ -63,10 +63,15 @@ def _command_for(event: Mapping[str, Any], state: State) -> dict | None:
     if etype == "card_discarded":
         return {"type": "discard", "seat": data.get("seat"), "card": data.get("card")}
     if etype == "knocked":
-        command = {"type": "gin" if data.get("gin") else "knock", "seat": data.get("seat"), "card": data.get("card")}
-        if state.rules is not None and state.rules.knocker_arranges:
-            command["melds"] = data.get("melds")
-        return command
+        # With the melds laid out: any knocker may choose its layout (among those of the
+        # least deadwood, or any under knocker_arranges), and a record made before the
+        # automatic layout weighed the defender's hand keeps the one it laid out then.
+        return {
+            "type": "gin" if data.get("gin") else "knock", "seat": data.get("seat"), "card": data.get("card"),
+            "melds": data.get("melds"),
+        }
+    if etype == "hint_shown":
+        return {"type": "hint", "seat": data.get("seat"), "action": data.get("action"), "reason": data.get("reason")}
     if etype == "defended" and not data.get("automatic", True):
         return {"type": "defend", "seat": data.get("seat"), "melds": data.get("melds"), "layoffs": data.get("layoffs")}
     return None

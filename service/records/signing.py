@@ -87,6 +87,7 @@ class Signer:
         self._signing: Ed25519PrivateKey | None = None
         self._own: dict[str, Ed25519PublicKey] = {}
         self._trusted: dict[str, Ed25519PublicKey] = {}
+        self._trusted_from: dict[str, str] = {}  # key id -> the trusted key set it came from
 
     # --- keys ---------------------------------------------------------------------------
 
@@ -135,7 +136,11 @@ class Signer:
     def check(self, record: Mapping[str, Any]) -> dict:
         """What a record's signature says: ``{"status", "key_id", "signer"}``, status
         ``verified`` (by a key of this service or a trusted one), ``unknown_key`` or
-        ``unsigned``.  Raises SignatureInvalid for a known key's failing signature."""
+        ``unsigned``.  Raises SignatureInvalid for a known key's failing signature.
+
+        The ``signer`` is never taken from the record (its signature does not cover
+        it): this service's PUBLIC_URL for its own keys, the trusted key set's location
+        for a trusted key, null otherwise."""
         signature = record.get("signature")
         if signature is None:
             return {"status": "unsigned", "key_id": None, "signer": None}
@@ -143,14 +148,14 @@ class Signer:
         _, own = self._keys()
         key = own.get(kid) or self._trusted_key(kid)
         if key is None:
-            return {"status": "unknown_key", "key_id": kid, "signer": signature.get("signer")}
+            return {"status": "unknown_key", "key_id": kid, "signer": None}
         try:
             key.verify(unb64url(signature["value"]), signed_bytes(record))
         except (InvalidSignature, ValueError):
             raise SignatureInvalid(
                 f"the record's signature by key {kid} does not verify: it was changed after it was signed"
             ) from None
-        return {"status": "verified", "key_id": kid, "signer": signature.get("signer") if kid not in own else self.signer}
+        return {"status": "verified", "key_id": kid, "signer": self.signer if kid in own else self._trusted_from.get(kid)}
 
     def _trusted_key(self, kid: str) -> Ed25519PublicKey | None:
         if kid in self._trusted or not self.trusted:
@@ -161,6 +166,7 @@ class Signer:
             except (OSError, ValueError):
                 continue
             self._trusted.update(keys)
+            self._trusted_from.update(dict.fromkeys(keys, source))
         return self._trusted.get(kid)
 
 

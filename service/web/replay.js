@@ -1,8 +1,10 @@
 // The hand replay viewer: a finished hand (GET /matches/{id}/hands/{n}) stepped through
-// event by event, from the deal to the score.
+// event by event, from the deal to the score.  The coach's analysis of the hand, where
+// the service gives it, marks each decision (good, inaccuracy, mistake, blunder) with the
+// better play beside a costly one, and gives each seat's accuracy, in the hand and the match.
 
 import { api } from "./api.js";
-import { bestMelds, cardBack, cardElement, handElement, pretty } from "./cards.js";
+import { bestMelds, cardBack, cardElement, handElement, playText, pretty } from "./cards.js";
 import { describeResult, resultElement } from "./result.js";
 import { savedMatch, tokenFor } from "./saved.js";
 import { endText, h, problemText, says, verbFor } from "./ui.js";
@@ -35,7 +37,7 @@ export function replaySteps(detail, names) {
       }
     }
     state = { hands, pile, stock, moved: play.card, knock, mover: play.seat };
-    steps.push({ seq: play.seq, caption, state });
+    steps.push({ seq: play.seq, caption, state, play });
   }
   if (detail.defense) {
     const d = detail.defense;
@@ -84,6 +86,9 @@ export function mountReplay(root, id, number) {
     play,
   );
   const select = h("select#replay-hand", { "aria-label": "Hand", onchange: () => (location.hash = `#/replay/${id}/${select.value}`) });
+  const verdict = h("p.verdict#replay-verdict", { "aria-live": "polite" });
+  const marks = h("div.marks#replay-marks", { role: "group", "aria-label": "Decisions, by their class", hidden: true });
+  const accuracy = h("div.accuracy#replay-accuracy", { hidden: true });
 
   function keys(event) {
     if (event.target.matches("input, select, textarea")) return;
@@ -115,6 +120,73 @@ export function mountReplay(root, id, number) {
     caption.textContent = step.end ? describeResult(endHand(), names, rules).title : step.caption;
     board.dataset.step = String(at);
     board.replaceChildren(...(step.end ? [resultElement(endHand(), names, rules)] : position(step.state)));
+    verdict.replaceChildren(...verdictParts(at));
+    for (const mark of marks.children) mark.classList.toggle("at", Number(mark.dataset.step) === at);
+  }
+
+  // --- the coach's analysis ----------------------------------------------------------
+
+  // The decision made at step i: its class, and beside a costly one the better play.
+  function verdictParts(i) {
+    const d = steps[i].decision;
+    if (!d) return [];
+    const before = steps[i - 1].state.pile;
+    const parts = [classBadge(d.class)];
+    if (d.class !== "good") {
+      parts.push(" ", h("span.better", {}, `Better: ${playText(d.best, before[before.length - 1])}`), ` — ${d.reason}`, h("span.cost", {}, ` (it cost about ${d.cost.toFixed(1)} points)`));
+    }
+    return parts;
+  }
+
+  const classBadge = (name) => h(`span.class-badge.${name}`, {}, name);
+
+  const accuracyText = (x) => (x === null || x === undefined ? "—" : String(x));
+  const MANY = { good: "good", inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
+  function countsText(counts) {
+    const some = Object.keys(MANY).filter((c) => counts[c]);
+    return some.length ? some.map((c) => `${counts[c]} ${counts[c] === 1 ? c : MANY[c]}`).join(" · ") : "no decision";
+  }
+
+  // Shown only where the service gives the analysis (a seat, once the hand is over).
+  async function loadAnalysis() {
+    const [hand, match] = await Promise.allSettled([api.handAnalysis(id, token, number), api.matchAnalysis(id, token)]);
+    if (hand.status !== "fulfilled") return;
+    const bySeq = new Map(hand.value.decisions.map((d) => [d.seq, d]));
+    steps.forEach((step) => step.play && (step.decision = bySeq.get(step.seq)));
+    marks.replaceChildren(
+      ...steps.map((step, i) => {
+        const d = step.decision;
+        if (!d) return h("span.mark", { dataset: { step: i }, "aria-hidden": "true" });
+        const label = `Step ${i}: ${names[d.seat]}, ${d.class}`;
+        return h(`button.mark.${d.class}`, { type: "button", tabIndex: -1, title: label, "aria-label": label, dataset: { step: i, seat: d.seat, class: d.class }, onclick: () => go(i) });
+      }),
+    );
+    marks.hidden = false;
+    const whole = match.status === "fulfilled" ? match.value : null;
+    accuracy.replaceChildren(
+      h(
+        "table",
+        {},
+        h("caption", {}, "Accuracy"),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "This hand"), whole ? h("th", { scope: "col" }, "The match") : null)),
+        h(
+          "tbody",
+          {},
+          names.map((name, seat) =>
+            h(
+              "tr",
+              { dataset: { seat } },
+              h("th", { scope: "row" }, name),
+              h("td.hand-accuracy", {}, h("b", {}, accuracyText(hand.value.accuracy[seat])), " ", h("span.hint", {}, countsText(hand.value.counts[seat]))),
+              whole ? h("td.match-accuracy", {}, h("b", {}, accuracyText(whole.accuracy[seat]))) : null,
+            ),
+          ),
+        ),
+      ),
+      h("p.hint", {}, "100: every play as good as the coach's best; each point a play cost takes 10 off it."),
+    );
+    accuracy.hidden = false;
+    go(at);
   }
 
   function endHand() {
@@ -177,13 +249,17 @@ export function mountReplay(root, id, number) {
         h("h1", {}, "Replay ", select),
         h("p.hint", {}, `${names.join(" vs ")} · deal ${detail.deal.commitment_valid ? "verified against its commitment ✓" : "does NOT match its commitment ✗"}`),
         caption,
+        verdict,
         board,
         controls,
+        marks,
         slider,
         h("p.hint", {}, "← / → step through the events · Home / End jump to the deal / the score"),
+        accuracy,
         h("div.actions", {}, h("a.button", { href: `#/play/${id}` }, "Back to the table"), h("a.button", { href: entry && entry.tokens ? "#/history" : "#/games" }, entry && entry.tokens ? "History" : "My games")),
       );
       go(0);
+      await loadAnalysis();
     } catch (err) {
       panel.replaceChildren(h("h1", {}, "Replay"), h("p", {}, problemText(err)));
     }

@@ -15,7 +15,7 @@
 // then the view's.
 
 import { ApiError, api, followStream, serverNow } from "./api.js";
-import { bestMelds, cardBack, cardElement, cardName, handElement, pretty } from "./cards.js";
+import { bestMelds, cardBack, cardElement, cardName, handElement, playText, pretty } from "./cards.js";
 import { countChanged } from "./header.js";
 import { deadwoodOf, resultElement } from "./result.js";
 import { currentPlayer, holds, pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
@@ -57,6 +57,8 @@ export function mountTable(root, id) {
     claimTries: 0,
     rematching: false,
     finishedSeen: null, // when this page saw the match finished (to stop asking for a rematch)
+    coach: null, // the hint asked for ({seat, version, action, reason} or {seat, version, refused}): shown at that version only
+    asking: false, // a hint is on its way
   };
   const token = (seat) => (bySeat ? entry.tokens[seat] : me.token);
   const el = h("div.table#table");
@@ -156,6 +158,7 @@ export function mountTable(root, id) {
       noteEvents(result.events);
       accept(result.view);
       S.selected = null;
+      S.coach = null;
     } catch (err) {
       if (err instanceof ApiError && (err.code === "version_mismatch" || err.code === "conflict")) {
         if (retry) {
@@ -192,6 +195,7 @@ export function mountTable(root, id) {
       else if (e.type === "knocked") line = `${who} discarded ${pretty(d.card)} and ${d.gin ? "went Gin" : `knocked with ${d.deadwood}`}`;
       else if (e.type === "hand_dealt") line = `Hand ${d.hand} dealt; ${names[d.starter]} starts`;
       else if (e.type === "seat_joined") line = `${d.name} joined the match`;
+      else if (e.type === "hint_shown") line = `${who} asked for a hint`;
       else if (e.type === "match_ended" && d.reason === "resigned") line = `${names[d.seat]} resigned`;
       else if (e.type === "match_ended" && d.reason === "timeout") line = `${names[d.seat]} claimed the match on time`;
       if (line && (hotseat || d.seat !== me || e.type === "hand_dealt")) S.log.push(line);
@@ -431,19 +435,22 @@ export function mountTable(root, id) {
     const stockAction = find("draw", { source: "stock" });
     const pileAction = find("draw", { source: "discard" });
     const top = v.discard_pile[v.discard_pile.length - 1];
+    const hinted = (a) => (isHinted(v, a) ? ".hinted" : "");
     const stock = h(
-      "button.pile.stock#stock",
-      { type: "button", disabled: !stockAction || S.busy, onclick: () => act(stockAction), "aria-label": `Stock, ${v.stock_count} cards${stockAction ? ": draw" : ""}` },
+      `button.pile.stock${hinted(stockAction)}#stock`,
+      { type: "button", disabled: !stockAction || S.busy, onclick: () => act(stockAction), "aria-label": `Stock, ${v.stock_count} cards${stockAction ? ": draw" : ""}${hinted(stockAction) ? " (the hint)" : ""}` },
       v.stock_count ? cardBack() : h("span.card.empty"),
       h("span.count", {}, `${v.stock_count}`),
+      hinted(stockAction) ? h("span.hint-tag", { "aria-hidden": "true" }, "hint") : null,
     );
     const under = v.discard_pile[v.discard_pile.length - 2];
     const pile = h(
-      "button.pile.discard#pile",
-      { type: "button", disabled: !pileAction || S.busy, onclick: () => act(pileAction), "aria-label": top ? `Discard pile, ${cardName(top)} on top${pileAction ? ": take it" : ""}` : "Discard pile, empty" },
+      `button.pile.discard${hinted(pileAction)}#pile`,
+      { type: "button", disabled: !pileAction || S.busy, onclick: () => act(pileAction), "aria-label": top ? `Discard pile, ${cardName(top)} on top${pileAction ? ": take it" : ""}${hinted(pileAction) ? " (the hint)" : ""}` : "Discard pile, empty" },
       under ? h("span.under", {}, cardElement(under)) : null,
       top ? cardElement(top) : h("span.card.empty"),
       h("span.count", {}, `${v.discard_pile.length}`),
+      hinted(pileAction) ? h("span.hint-tag", { "aria-hidden": "true" }, "hint") : null,
     );
     const passAction = find("pass");
     const piles = h(
@@ -451,13 +458,84 @@ export function mountTable(root, id) {
       { "aria-label": "Piles" },
       h("div.pilebox", {}, stock, h("span.label", {}, "Stock", v.rules.dead_hand_stock ? ` · dead at ${v.rules.dead_hand_stock}` : "")),
       h("div.pilebox", {}, pile, h("span.label", {}, v.phase === "upcard_offer" ? "Upcard" : "Discard pile")),
-      passAction ? h("button#pass", { type: "button", onclick: () => act(passAction), disabled: S.busy }, "Pass") : null,
+      passAction ? h(`button${hinted(passAction)}#pass`, { type: "button", onclick: () => act(passAction), disabled: S.busy }, "Pass") : null,
     );
 
     const status = h("p.status#status", { role: "status" }, statusText(v, names, { stockAction, pileAction }));
+    const coach = coachPart(v);
     const log = S.log.length ? h("ul.log", {}, S.log.map((l) => h("li", {}, l))) : null;
     const defense = v.phase === "defense" && myTurn ? defensePanel(v, names) : null;
-    return [oppEl, piles, status, log, defense, handPanel(v, names, find)].filter(Boolean);
+    return [oppEl, piles, status, coach, log, defense, handPanel(v, names, find)].filter(Boolean);
+  }
+
+  // --- the coach: a hint for the seat to act -------------------------------------------
+
+  const HINT_PHASES = new Set(["upcard_offer", "draw", "discard"]);
+
+  // The hint (or its refusal) asked for at the position on screen: any play, or any
+  // other event, makes it stale, and it is no longer shown.
+  const coachHere = (v) => (S.coach && S.coach.seat === v.seat && S.coach.version === v.version ? S.coach : null);
+  const samePlay = (a, b) => a.type === b.type && (a.source ?? null) === (b.source ?? null) && (a.card ?? null) === (b.card ?? null);
+  function isHinted(v, action) {
+    const here = coachHere(v);
+    return Boolean(here && here.action && action && samePlay(here.action, action));
+  }
+
+  function coachPart(v) {
+    if (v.rules.hints !== true || v.turn !== v.seat || !HINT_PHASES.has(v.phase)) return null;
+    const here = coachHere(v);
+    const top = v.discard_pile[v.discard_pile.length - 1];
+    let said = null;
+    if (here && here.refused) said = h("p.coach-said.refused#hint-text", { role: "status" }, here.refused);
+    else if (here) {
+      const text = playText(here.action, top);
+      said = h(
+        "p.coach-said#hint-text",
+        { role: "status", dataset: { action: JSON.stringify(here.action) } },
+        h("b", {}, `Hint: ${text.charAt(0).toUpperCase()}${text.slice(1)}`),
+        " — ",
+        h("span#hint-reason", {}, here.reason),
+      );
+    }
+    return h(
+      "div.coach#coach",
+      {},
+      h(
+        "button.hint-button#hint",
+        { type: "button", disabled: S.busy || S.asking || Boolean(here), onclick: askHint, "aria-label": "Hint: the coach's play for this turn", title: "The coach's play for this turn (H)" },
+        S.asking ? "Thinking…" : "Hint",
+      ),
+      here && here.action ? h("button#play-hint", { type: "button", disabled: S.busy, onclick: () => act(here.action), "aria-label": `Play the hint: ${playText(here.action, top)}` }, "Play it") : null,
+      // Only a match between two players is rated: the note matters there only.
+      online(v) && !here ? h("span.hint#hint-note", {}, "A match with a hint is not rated.") : null,
+      said,
+    );
+  }
+
+  async function askHint() {
+    const v = S.view;
+    if (!v || S.busy || S.asking) return;
+    const seat = v.seat;
+    S.asking = true;
+    render();
+    let stale = false;
+    try {
+      const hint = await api.hint(id, token(seat));
+      S.coach = { seat, version: hint.version, action: hint.action, reason: hint.reason };
+      // The hint is recorded as one event (hint_shown): the table is the same, one
+      // version on, and a play is posted against that version.  A refresh still on its
+      // way was asked before it: its answer is older.
+      S.generation++;
+      const known = S.view.version === hint.version || (hint.new && S.view.version + 1 === hint.version);
+      if (S.view.seat === seat && known) S.view = { ...S.view, version: hint.version };
+      else stale = true;
+    } catch (err) {
+      S.coach = { seat, version: v.version, refused: problemText(err) };
+      stale = err instanceof ApiError && err.status === 409 && err.rule !== "hints_off";
+    }
+    S.asking = false;
+    if (stale) await refresh();
+    else render();
   }
 
   function statusText(v, names, { stockAction, pileAction }) {
@@ -481,6 +559,7 @@ export function mountTable(root, id) {
     const discarding = v.phase === "discard" && v.turn === v.seat;
     const enders = new Map(v.legal_actions.filter((a) => (a.type === "knock" || a.type === "gin") && a.card).map((a) => [a.card, a]));
     const sel = S.selected;
+    const coach = coachHere(v);
     const makeCard = (card) => {
       const c = cardElement(card, { button: true });
       c.tabIndex = card === (S.focus || S.selected) ? 0 : -1;
@@ -491,6 +570,11 @@ export function mountTable(root, id) {
         c.setAttribute("aria-disabled", "true");
         c.title = "Taken from the pile this turn: it cannot be discarded now";
         c.append(h("span.lock", { "aria-hidden": "true" }, "↩✕"));
+      }
+      if (discarding && coach && coach.action && coach.action.card === card) {
+        c.classList.add("hinted");
+        c.setAttribute("aria-label", `${cardName(card)} (the hint)`);
+        c.append(h("span.hint-tag", { "aria-hidden": "true" }, "hint"));
       }
       if (discarding && enders.has(card)) {
         c.classList.add("can-end");
@@ -551,15 +635,15 @@ export function mountTable(root, id) {
       discarding && knockable.length && !knockA && !ginA
         ? h("p.hint#end-hint", {}, `You can ${enders.get(knockable[0]).type === "gin" ? "go Gin" : "knock"}: select ${knockable.map(pretty).join(" or ")} (marked K/G) to discard.`)
         : null;
-    return h("section.mine", { "aria-label": "Your hand" }, deadwood, handEl, controls, hint, keysHelp());
+    return h("section.mine", { "aria-label": "Your hand" }, deadwood, handEl, controls, hint, keysHelp(v));
   }
 
-  function keysHelp() {
+  function keysHelp(v) {
     return h(
       "details.keys",
       {},
       h("summary", {}, "Keyboard"),
-      h("p", {}, "S draw from the stock · P take from the pile · ←/→ move between cards · Enter or Space select, then discard · D discard · K knock · G Gin · A pass the upcard"),
+      h("p", {}, `S draw from the stock · P take from the pile · ←/→ move between cards · Enter or Space select, then discard · D discard · K knock · G Gin · A pass the upcard${v.rules.hints === true ? " · H a hint" : ""}`),
     );
   }
 
@@ -623,6 +707,7 @@ export function mountTable(root, id) {
     else if (key === "k") click("#knock");
     else if (key === "g") click("#gin");
     else if (key === "a") click("#pass");
+    else if (key === "h") click("#hint");
   }
   document.addEventListener("keydown", tableKeys);
 
@@ -630,6 +715,8 @@ export function mountTable(root, id) {
 
   function defensePanel(v, names) {
     const knock = v.knock;
+    // The suggested best defense, sent whole (melds and layoffs): what is shown is what
+    // is played.  (A defend with layoffs alone would keep the best melds of the rest.)
     const action = v.legal_actions.find((a) => a.type === "defend");
     const used = new Set([...action.melds.flat(), ...action.layoffs.map((x) => x.card)]);
     const left = v.hand.filter((c) => !used.has(c));

@@ -1,5 +1,7 @@
 """Complete matches through HTTP under every preset, every refusal, and no leaks."""
 
+import re
+
 import pytest
 
 from service.engine import DECK, PRESETS
@@ -18,6 +20,21 @@ def cards_in(obj) -> set:
     if isinstance(obj, list):
         return set().union(set(), *(cards_in(v) for v in obj))
     return set()
+
+
+NAMED_CARD = re.compile(r"(10|[2-9AJQK])([♣♦♥♠])")
+
+
+def named_cards(text: str) -> set:
+    """The cards a hint's reason names as known to the seat: every card it writes (7♠,
+    10♦), except those it names as still live (not seen by anyone at the table)."""
+    named = set()
+    for clause in text.split("; "):
+        if "still live" in clause:
+            clause = clause.split(":")[0]
+        for rank, suit in NAMED_CARD.findall(clause):
+            named.add(("T" if rank == "10" else rank) + "CDHS"["♣♦♥♠".index(suit)])
+    return named
 
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
@@ -104,6 +121,13 @@ def test_no_response_or_event_feed_holds_a_card_the_seat_cannot_know(client, new
         turn = truth["turn"]
         if turn is None:
             continue
+        if truth["phase"] in ("upcard_offer", "draw", "discard"):
+            # A hint names the seat's own cards, the pile and what the opponent showed only.
+            view = players[turn].view()
+            hint = client.get(f"/matches/{mid}/hint", headers=players[turn].headers)
+            assert hint.status_code == 200, hint.json
+            seen = set(view["hand"]) | set(view["discard_pile"]) | set(view["opponent"]["known_cards"])
+            assert cards_in(hint.json["action"]) <= seen and named_cards(hint.json["reason"]) <= seen, hint.json
         r = players[turn].act(greedy_action(players[turn].view()))
         assert r.status_code == 200, r.json
         other = set(hidden["hands"][1 - turn]) - set(r.json["view"]["opponent"]["known_cards"])

@@ -1,11 +1,14 @@
 """Health, presets, the OpenAPI document and the docs page."""
 
+import json
+import re
 from pathlib import Path
 
 import yaml
 from openapi_spec_validator import validate
 
 from service.api.openapi import spec_dict, spec_yaml
+from service.records.records import record_schema
 
 COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.yaml"
 
@@ -24,22 +27,45 @@ def test_presets_list_every_ruleset_and_parameter_range(client):
 def test_the_openapi_document_is_valid_openapi_3_1(app):
     spec = spec_dict(app)
     assert spec["openapi"] == "3.1.0"
-    # Relative references (the match record's JSON Schema) resolve beside the document.
-    validate(spec, base_uri=COMMITTED.resolve().as_uri())
+    validate(spec)
     assert {"/matches", "/matches/{match_id}", "/matches/{match_id}/actions", "/matches/{match_id}/events"} <= set(spec["paths"])
 
 
 def test_the_committed_openapi_document_matches_the_code(app):
     assert COMMITTED.read_text() == spec_yaml(app), "run: gin-rummy openapi > openapi/openapi.yaml"
-    assert "match-record.schema.json" in COMMITTED.read_text()
     assert yaml.safe_load(COMMITTED.read_text())["info"]["title"] == "Gin Rummy service"
+
+
+def test_the_document_is_self_contained_with_the_record_schema_in_its_components(app):
+    spec = spec_dict(app)
+    refs = set(re.findall(r'"\$ref": "([^"]*)"', json.dumps(spec)))
+    assert refs and all(ref.startswith("#/components/schemas/") for ref in refs), sorted(refs)
+    assert {ref.removeprefix("#/components/schemas/") for ref in refs} <= set(spec["components"]["schemas"])
+    record = spec["components"]["schemas"]["MatchRecord"]
+    file = record_schema()
+    assert "$id" not in record and "$defs" not in record and record["required"] == file["required"]
+    assert spec["components"]["schemas"]["MatchRecordHandDealt"]["properties"].keys() == file["$defs"]["hand_dealt"]["properties"].keys()
 
 
 def test_the_served_document_and_docs_page(client):
     assert client.get("/openapi.json").json["openapi"] == "3.1.0"
     page = client.get("/docs")
     assert page.status_code == 200 and page.mimetype == "text/html" and b"openapi.json" in page.data
-    assert b"http://" not in page.data and b"https://cdn" not in page.data  # nothing fetched from elsewhere
+    assert b"http://" not in page.data and b"https://" not in page.data  # nothing fetched from elsewhere
+    # Swagger UI and the favicon, served by the service itself.
+    text = page.get_data(as_text=True)
+    assets = re.findall(r'(?:href|src)="(docs/[^"]+)"', text)
+    assert {"docs/swagger-ui.css", "docs/swagger-ui-bundle.js", "docs/favicon.svg"} <= set(assets)
+    assert re.search(r'<link rel="icon"[^>]*href="docs/favicon.svg"', text)
+    assert "validatorUrl: null" in text  # Swagger UI would send the document to validator.swagger.io
+    for asset in assets:
+        r = client.get("/" + asset)
+        assert r.status_code == 200 and len(r.data) > 100, asset
+    assert client.get("/docs/favicon.svg").mimetype == "image/svg+xml"
+    assert client.get("/docs/swagger-ui-bundle.js").mimetype == "text/javascript"
+    assert b"SwaggerUIBundle" in client.get("/docs/swagger-ui-bundle.js").data
+    r = client.get("/docs/oauth2-redirect.html")  # the package's other files are not served
+    assert r.status_code == 404 and r.mimetype == "application/problem+json"
 
 
 def test_unknown_paths_and_methods_are_problems_too(client):
@@ -93,3 +119,58 @@ def test_a_database_outage_is_a_503_with_retry_after(store):
     health = app.test_client().get("/health")
     assert health.status_code == 503 and health.json["status"] == "unavailable"
     assert app.test_client().get("/health/live").status_code == 200
+
+
+def test_the_documents_record_schema_accepts_exactly_what_the_file_accepts(app):
+    """The components say the record's event schema otherwise (a oneOf per type and version,
+    for code generators): on real records and records changed event by event, both agree."""
+    import copy
+
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    from service.api.openapi import examples
+
+    spec = spec_dict(app)
+    registry = Registry().with_resource("urn:doc", Resource(contents=spec, specification=DRAFT202012))
+    in_document = Draft202012Validator({"$ref": "urn:doc#/components/schemas/MatchRecord"}, registry=registry)
+    in_file = Draft202012Validator(record_schema())
+    records = [examples()["import_one"]["request"], examples()["export_one"]["responses"]["200"]["application/json"]]
+    cases = []
+    for record in records:
+        cases.append(record)
+        events = record["events"]
+        for i, event in enumerate(events):
+            for change in ("data of another type", "unknown version", "version 1", "no data"):
+                changed = copy.deepcopy(record)
+                target = changed["events"][i]
+                if change == "data of another type":
+                    target["data"] = copy.deepcopy(events[(i + 1) % len(events)]["data"])
+                elif change == "unknown version":
+                    target["schema_version"] = 9
+                elif change == "version 1":
+                    target["schema_version"] = 1
+                else:
+                    del target["data"]
+                cases.append(changed)
+    verdicts = [(in_document.is_valid(case), in_file.is_valid(case)) for case in cases]
+    assert all(a == b for a, b in verdicts), [i for i, (a, b) in enumerate(verdicts) if a != b]
+    assert sum(a for a, _ in verdicts) >= len(records) and sum(not a for a, _ in verdicts) > len(cases) // 2
+
+
+def test_a_record_event_schema_of_another_shape_keeps_its_branches():
+    from service.api.openapi import _event_variants
+
+    event = {
+        "properties": {"type": {"enum": ["x"]}, "data": {"type": "object"}},
+        "allOf": [
+            {"if": {"properties": {"type": {"const": "x"}}}, "then": {"properties": {"schema_version": {"enum": [1]}}}},
+            {"if": {"properties": {"type": {"const": "x"}}}, "then": {"properties": {"data": {"required": ["a"]}}}},
+        ],
+    }
+    assert _event_variants(event, {}) is None  # data said inline, not by a schema of its own
+    event["allOf"][1]["then"]["properties"]["data"] = {"$ref": "#/components/schemas/X"}
+    assert _event_variants(event, {"X": {"type": "object"}})[0]["properties"]["type"] == {"const": "x"}
+    event["properties"]["type"]["enum"].append("y")  # a type without its versions
+    assert _event_variants(event, {"X": {"type": "object"}}) is None

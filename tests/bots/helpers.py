@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from service.engine import DECK, State, check_arrangement, decide, fold, redact_event
+from service.engine import DECK, State, check_arrangement, deadwood, decide, fold, redact_event
 from service.matches import view_for
 
 MATCH_ID = uuid.UUID(int=7)
@@ -16,17 +16,19 @@ SEATS = [
 
 
 def assert_legal(view: dict, action: dict) -> None:
-    """``action`` is one of the view's legal actions, or (when the knocker may arrange)
-    a listed knock or Gin with another legal arrangement within the knock limit."""
+    """``action`` is one of the view's legal actions, or a listed knock or Gin with its
+    own legal arrangement: within the knock limit, and of the least deadwood unless the
+    knocker may arrange."""
     legal = view["legal_actions"]
     if action in legal:
         return
-    assert action["type"] in ("knock", "gin") and view["rules"]["knocker_arranges"], (action, legal)
+    assert action["type"] in ("knock", "gin"), (action, legal)
     same = [a for a in legal if a["type"] == action["type"] and a["card"] == action["card"]]
-    assert same and set(action) == set(same[0]), (action, legal)
+    assert same and set(action) == set(same[0]) | {"melds"}, (action, legal)
     rest = [c for c in view["hand"] if c != action["card"]]
     arranged = check_arrangement(rest, action["melds"])
     assert arranged.deadwood <= view["rules"]["knock_limit"]
+    assert view["rules"]["knocker_arranges"] or arranged.deadwood == deadwood(rest), (action, legal)
     assert (arranged.deadwood == 0) == (action["type"] == "gin")
 
 

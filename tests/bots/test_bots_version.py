@@ -16,9 +16,22 @@ import json
 from service import bots
 from service.bots.arena import play_match
 
-#: BOTS_VERSION -> the SHA-256 of every decision of the matches below.
+#: The matches played: (levels, deal seed, preset).  The bonus-20-10 one (where the
+#: knocker may lay out any arrangement) was added with 2026.12.2; the fingerprints of
+#: earlier versions were taken on the others alone.
+MATCHES = (
+    (("easy", "medium"), "pin-1", "classic"),
+    (("hard", "medium"), "pin-2", "classic"),
+    (("hard", "easy"), "pin-3", "classic"),
+    (("hard", "medium"), "pin-4", "bonus-20-10"),
+)
+
+#: BOTS_VERSION -> the SHA-256 of every decision of those matches.
 FINGERPRINTS = {
     "2026.12.1": "c77843bb7e9cf9435801498f6119ce67f0b70ebc100dc3922fa1f18f9d04f5b0",
+    # The knock lays out the best of the least-deadwood arrangements against the
+    # defender's hand; hard weighs those layouts and names one only under knocker_arranges.
+    "2026.12.2": "1c2a50f64cee5eb08615d5e2afc85efb7a53d61e885dfbd47051e995ec784e5f",
 }
 
 
@@ -30,8 +43,8 @@ def decisions() -> str:
         made.append([level, view["version"], action])
         return action
 
-    for levels, deal_seed in ((("easy", "medium"), "pin-1"), (("hard", "medium"), "pin-2"), (("hard", "easy"), "pin-3")):
-        play_match(levels, {"preset": "classic", "target_score": 40}, deal_seed, (11, 12), chooser=chooser)
+    for levels, deal_seed, preset in MATCHES:
+        play_match(levels, {"preset": preset, "target_score": 40}, deal_seed, (11, 12), chooser=chooser)
     return hashlib.sha256(json.dumps(made, sort_keys=True).encode()).hexdigest()
 
 

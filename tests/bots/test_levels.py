@@ -73,17 +73,41 @@ def test_the_same_inputs_and_seed_give_the_same_decision():
         assert all(choose_action(view, history, level, random.Random(5)) == first for _ in range(3))
 
 
-def test_hard_lays_out_a_set_of_four_rather_than_a_run_that_takes_two_layoffs():
-    """5-6-7-8S with 8H 8D 8C: the run of four takes the 4S and the 9S, while the four
-    eights beside 5-6-7S leave only the 4S."""
+def test_hard_leaves_the_choice_among_layouts_of_the_least_deadwood_to_the_engine():
+    """5-6-7-8S with 8H 8D 8C, or the four eights beside 5-6-7S: deadwood 6 either way.
+    The engine, knowing the defender's hand, lays out the one that leaves it the most,
+    so hard names neither and weighs both."""
     hand = ["5S", "6S", "7S", "8S", "8H", "8D", "8C", "AC", "2D", "3H"]
     moves = [{"type": "pass", "seat": 0}, {"type": "pass", "seat": 1}, DRAW]
     view, history = position(hand, OTHER, "JS", ["KC"], moves, rules={"preset": "bonus-20-10"})
     hard = Hard(read(view, history), random.Random(0))
-    melds, deadwood, _ = hard.knock_melds(mask_of(hand))
-    laid_out = sorted(sorted(m.codes()) for m in melds)
-    assert deadwood == 6
-    assert laid_out == [["5S", "6S", "7S"], ["8C", "8D", "8H", "8S"]]
+    layouts, named, deadwood, _ = hard.knock_melds(mask_of(hand))
+    assert not named and deadwood == 6
+    assert sorted(sorted(sorted(m.codes()) for m in melds) for melds in layouts) == [
+        [["5S", "6S", "7S"], ["8C", "8D", "8H", "8S"]],
+        [["5S", "6S", "7S", "8S"], ["8C", "8D", "8H"]],
+    ]
+
+
+def test_hard_names_a_layout_of_more_deadwood_only_where_the_knocker_may_arrange():
+    """A-2-3-4-5S and 9C 9D 9H leave 3 (AC 2C); with the 6S and the 7S surely in the
+    defender's hand, 13 points would go onto the run.  Keeping 5S loose (deadwood 8)
+    leaves the run A-4S nothing to take: 8 beats 3 + 13, under bonus-20-10 only."""
+    hand = ["AS", "2S", "3S", "4S", "5S", "9C", "9D", "9H", "2C", "AC"]
+    for preset, named_expected in (("bonus-20-10", True), ("classic", False)):
+        moves = [{"type": "pass", "seat": 0}, {"type": "pass", "seat": 1}, DRAW] if preset == "bonus-20-10" else [DRAW]
+        other = ["3D", "4D", "6D", "TS", "TC", "JC", "JH", "QH", "KS", "6H"]
+        view, history = position(hand, other, "QS", ["KC"], moves, rules={"preset": preset})
+        hard = Hard(read(view, history), random.Random(0))
+        hard.model.chance = [0.0] * 52
+        hard.model.chance[CARD_INDEX["6S"]] = hard.model.chance[CARD_INDEX["7S"]] = 1.0
+        layouts, named, deadwood, exposure = hard.knock_melds(mask_of(hand))
+        assert named is named_expected, preset
+        if named:
+            assert (deadwood, exposure) == (8, 0.0)
+            assert sorted(sorted(m.codes()) for m in layouts[0]) == [["2S", "3S", "4S", "AS"], ["9C", "9D", "9H"]]
+        else:
+            assert (deadwood, exposure) == (3, 13.0)
 
 
 def test_the_history_tells_what_the_opponent_took_threw_and_declined():

@@ -223,9 +223,11 @@ def test_an_illegal_chosen_arrangement_is_refused():
     illegal("invalid_meld", t.seat, 0, "knock", card="QD", melds=[["QD", "QH", "QS"]])
 
 
-def test_classic_rules_lay_out_the_best_melds_automatically():
+def test_classic_rules_refuse_a_layout_with_more_than_the_least_deadwood():
     t = knock_ready("classic")
     illegal("arrangement_not_allowed", t.seat, 0, "knock", card="QD", melds=[["2C", "3C", "4C"]])
+    t.seat(0, "knock", card="QD", melds=[["2C", "3C", "4C"], ["5C", "5D", "5H"], ["9H", "TH", "JH"]])
+    assert t.state.knock["deadwood"] == 1
 
 
 def test_the_defender_may_choose_its_own_defense_under_bonus_20_10():

@@ -1,7 +1,5 @@
 """The defender's best defense: own melds and chained layoffs searched together."""
 
-from itertools import combinations
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

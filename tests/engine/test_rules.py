@@ -35,6 +35,9 @@ def test_overrides_apply_on_top_of_a_preset():
         ({"dead_hand_stock": 2.0}, "dead_hand_stock"),
         ({"big_gin": 31}, "big_gin"),
         ({"preset": "oklahoma"}, "preset"),
+        ({"starter": "winner"}, "starter"),
+        ({"starter": 0}, "starter"),
+        ({"starter": None}, "starter"),
     ],
 )
 def test_values_outside_the_sensible_range_are_refused_naming_the_parameter(spec, parameter):
@@ -47,3 +50,15 @@ def test_values_outside_the_sensible_range_are_refused_naming_the_parameter(spec
 def test_resolved_rules_resolve_to_themselves():
     r = resolve_rules({"preset": "bonus-20-10", "knock_limit": 7})
     assert resolve_rules(r.to_json()) == r
+
+
+def test_the_starter_defaults_to_alternate_and_is_recorded_only_otherwise():
+    from service.engine.rules import rules_from_json
+
+    default = resolve_rules()
+    assert default.starter == "alternate" and "starter" not in default.to_json()
+    assert default.to_json(complete=True)["starter"] == "alternate"
+    assert rules_from_json(default.to_json()) == default  # a record from before the parameter
+    loser = resolve_rules({"preset": "short-stock", "starter": "loser"})
+    assert loser.to_json()["starter"] == "loser" and rules_from_json(loser.to_json()) == loser
+    assert all(p.starter == "alternate" for p in PRESETS.values())

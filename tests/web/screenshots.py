@@ -4,7 +4,8 @@
 
 Plays against the computer through the page (as the browser tests do) until the hand
 shows a knock to make, then photographs the table, the hand result and the replay
-viewer; then two people on two devices: the invite page, the lobby, the join page and
+viewer; then the coach: a hint at the table, and the replay of a carelessly played hand
+with each decision marked; then two people on two devices: the invite page, the lobby, the join page and
 the table of a match played online under a clock; then players: My games, the profile
 and the leaderboard of a few players with rated matches (made through the API) -- each
 at a desktop width and at a phone width.  ``--database-url`` is a server's
@@ -24,7 +25,7 @@ from service.store.database import temporary_server
 from service.store.migrate import scratch_database
 
 from .conftest import make_app
-from .support import Client, api, chromium, serving
+from .support import Client, api, chromium, play_carelessly, serving
 
 OUT = Path(__file__).parents[2] / "service" / "web" / "screenshots"
 SIZES = {"desktop": {"width": 1000, "height": 820}, "phone": {"width": 390, "height": 844}}
@@ -76,6 +77,40 @@ def shoot(browser, base: str, out: Path, size: str) -> None:
     for _ in range(4):
         page.keyboard.press("ArrowLeft")
     page.screenshot(path=str(out / f"replay-{size}.png"), full_page=True)
+    assert not client.errors, client.errors
+    context.close()
+
+
+def shoot_coach(browser, base: str, out: Path, size: str) -> None:
+    """Ann asks for a hint at her first discard against the computer; then the replay of
+    a hand she played carelessly, at her costliest play: its mark, the better play, and
+    both seats' accuracy."""
+    context = browser.new_context(viewport=SIZES[size], device_scale_factor=1)
+    client = Client(context.new_page(), base)
+    page = client.page
+    for _attempt in range(6):
+        client.new_match(preset="classic", single=True, opponent="computer", level="medium", names=("Ann", "Computer"))
+        while client.phase() in ("upcard_offer", "draw"):
+            client.play_turn()
+        if client.phase() == "discard":
+            break
+    page.click("#hint")
+    page.wait_for_selector("#hint-text")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"hint-{size}.png"), full_page=True)
+
+    made = api(base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True}, "seats": [{"name": "Ann"}, {"kind": "computer", "level": "medium", "name": "Computer"}]})
+    match_id, token = made["id"], made["seats"][0]["token"]
+    play_carelessly(base, match_id, token)
+    decisions = api(base, "GET", f"/matches/{match_id}/hands/1/analysis", token=token)["decisions"]
+    plays = api(base, "GET", f"/matches/{match_id}/hands/1", token=token)["plays"]
+    worst = max((d for d in decisions if d["seat"] == 0), key=lambda d: d["cost"])
+    client.keep_seat(match_id, {0: token}, mode="computer", finished=True)
+    client.open(f"#/replay/{match_id}/1")
+    page.wait_for_selector("#replay-marks button.mark")
+    page.click(f'#replay-marks [data-step="{[p["seq"] for p in plays].index(worst["seq"]) + 1}"]')
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"analysis-{size}.png"), full_page=True)
     assert not client.errors, client.errors
     context.close()
 
@@ -201,16 +236,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--database-url", help="a PostgreSQL server's admin URL (default: an embedded server)")
-    parser.add_argument("--only", choices=("table", "online", "players"), action="append", help="only these screenshots (repeatable; default: all)")
+    parser.add_argument("--only", choices=("table", "coach", "online", "players"), action="append", help="only these screenshots (repeatable; default: all)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    only = set(args.only or ("table", "online", "players"))
+    only = set(args.only or ("table", "coach", "online", "players"))
     with database(args.database_url) as store, serving(make_app(store)) as base, chromium() as browser:
         seed_lobby(base)
         ann = seed_players(base) if "players" in only else None
         for size in SIZES:
             if "table" in only:
                 shoot(browser, base, args.out, size)
+            if "coach" in only:
+                shoot_coach(browser, base, args.out, size)
             if "online" in only:
                 shoot_online(browser, base, args.out, size)
             if "players" in only:

@@ -93,6 +93,26 @@ def api(base: str, method: str, path: str, body=None, token: str | None = None) 
         return json.load(response)
 
 
+def play_carelessly(base: str, match_id: str, token: str) -> None:
+    """Seat ``token`` plays its match out through the API, carelessly (so that the coach
+    finds fault): it takes nothing from the pile, never knocks, and breaks up a meld
+    whenever it holds one."""
+    for _ in range(200):
+        view = api(base, "GET", f"/matches/{match_id}", token=token)
+        if view["status"] == "finished":
+            return
+        legal = [a for a in view["legal_actions"] if a["type"] not in ("resign", "claim_timeout", "abort")]
+        melded = {c for meld in view["melds"] for c in meld}
+        pick = (
+            next((a for a in legal if a["type"] in ("pass", "defend")), None)
+            or next((a for a in legal if a.get("source") == "stock"), None)
+            or next((a for a in legal if a["type"] == "discard" and a["card"] in melded), None)
+            or next(a for a in legal if a["type"] == "discard")
+        )
+        api(base, "POST", f"/matches/{match_id}/actions", pick, token=token)
+    raise AssertionError("the match did not end")
+
+
 class Client:
     """One browser page on the reference client, and the moves a test makes with it."""
 
@@ -117,9 +137,11 @@ class Client:
         names=("Ann", "Bob"),
         clock="none",
         public=False,
+        starter=None,
     ) -> str:
         """A new match through the form; ``opponent="friend"`` ends on the invite page
-        (``clock``: "none", "30" or "259200"; ``public``: listed in the lobby)."""
+        (``clock``: "none", "30" or "259200"; ``public``: listed in the lobby; ``starter``:
+        who starts each hand of a match to the target, "alternate", "seat_0" or "loser")."""
         page = self.page
         self.open()
         page.wait_for_selector("#preset option", state="attached")
@@ -128,6 +150,8 @@ class Client:
         page.check(f"input[name=opponent][value={opponent}]")
         if opponent == "computer":
             page.select_option("#level", level)
+        if starter is not None:
+            page.select_option("#starter", starter)
         if page.is_visible("#name1"):  # a player plays under the player's name
             page.fill("#name1", names[0])
         if opponent == "friend":

@@ -222,3 +222,23 @@ def test_two_people_on_one_device_never_see_each_others_hand(client: Client):
     truth = operator_view(client.base, match_id)
     assert truth["status"] == "finished"
     assert_points_shown(page, truth["last_hand"])
+
+
+@web
+def test_who_starts_each_hand_is_a_match_option(client: Client):
+    page = client.page
+    client.open()
+    page.wait_for_selector("#preset option", state="attached")
+    page.check("input[name=hands][value=single]")
+    assert page.is_disabled("#starter")  # one hand: the first player starts it
+    page.check("input[name=hands][value=match]")
+    assert page.is_enabled("#starter")
+    labels = page.locator("#starter option").evaluate_all("els => els.map(e => [e.value, e.textContent])")
+    assert [value for value, _ in labels] == ["alternate", "seat_0", "loser"]
+    match_id = client.new_match(single=False, starter="loser")
+    assert operator_view(client.base, match_id)["rules"]["starter"] == "loser"
+    client.open()
+    page.wait_for_selector("#preset option", state="attached")
+    assert page.input_value("#starter") == "loser"  # the choice is remembered
+    match_id = client.new_match(single=False, starter="alternate")
+    assert operator_view(client.base, match_id)["rules"]["starter"] == "alternate"

@@ -1,0 +1,301 @@
+"""The OpenAPI document's examples, captured from a real session of the service.
+
+    python -m tests.api.examples [--database-url URL] [--only OPERATION_ID ...]
+
+plays the session below against the app on scratch databases (``--database-url`` is a
+PostgreSQL server's admin URL; without it an embedded server is started) and writes what
+every request sent and got to ``service/api/examples.json``, which ``service.api.openapi``
+puts into the document (then run ``gin-rummy openapi > openapi/openapi.yaml``).
+``--only`` rewrites the examples of those operations alone and keeps the others as they
+are, so adding an endpoint does not change every other example.
+
+The file maps an operation id to ``{"request": body, "responses": {status: {media type:
+example}}}``: the body of the first request of that operation that succeeded, and the
+first answer of each status and media type.  ``tests/api/test_openapi_examples.py``
+checks that every operation has one for its body and each success response, that each
+validates against its schema, and that this session still gets an answer of every
+status and media type the file holds, with the same fields.
+
+A new endpoint gets its examples by a call here (in ``session``), then a run with
+``--only`` and its operation id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import random
+import secrets
+import sys
+import uuid
+from pathlib import Path
+from unittest import mock
+
+from service.api import create_app
+from service.api.openapi import spec_dict
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "service" / "api" / "examples.json"
+OPERATOR = "operator-token-for-the-examples"
+#: The examples' session plays far faster than a person; the limits have tests of their own.
+UNLIMITED = {"RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off", "IMPORT_RATE_LIMIT_PER_ADDRESS": "off"}
+#: Lines of a long text answer (the metrics) kept in its example.
+TEXT_LINES = 12
+
+
+def make_app(store):
+    app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
+    app.extensions["gin_rummy"].matches.deal_rng = random.Random("the examples' deals")
+    return app
+
+
+class Recorder:
+    """A test client that keeps, per operation, the first successful request body and
+    the first answer of each status and media type."""
+
+    def __init__(self, app):
+        self.app = app
+        self.client = app.test_client()
+        self.urls = app.url_map.bind("localhost")
+        self.examples: dict[str, dict] = {}
+        # Only the answers the document lists (not the generic ones of "default").
+        with app.app_context():
+            document = spec_dict(app)
+        self.documented = {
+            op["operationId"]: set(op["responses"]) for item in document["paths"].values() for op in item.values()
+        }
+
+    def call(self, method: str, path: str, *, token: str | None = None, json_body=None, keep=None, **kwargs):
+        headers = dict(kwargs.pop("headers", {}))
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        response = self.client.open(path, method=method, json=json_body, headers=headers, **kwargs)
+        endpoint, _ = self.urls.match(path.split("?")[0], method=method)
+        operation = endpoint.split(".")[-1]  # the operationId (service.api.openapi)
+        entry = self.examples.setdefault(operation, {"responses": {}})
+        if json_body is not None and response.status_code < 300 and "request" not in entry:
+            entry["request"] = json_body
+        if response.status_code not in (204, 304) and str(response.status_code) in self.documented.get(operation, ()):
+            media = response.mimetype
+            answer = response.get_json() if media == "application/json" or media.endswith("+json") else response.get_data(as_text=True)
+            if keep is not None:
+                answer = keep(answer)
+            entry["responses"].setdefault(str(response.status_code), {}).setdefault(media, answer)
+        return response
+
+
+def greedy(view: dict) -> dict:
+    """Knock or go Gin when allowed, else the discard leaving the least deadwood, else
+    draw from the stock (or take what is offered)."""
+    plays = [a for a in view["legal_actions"] if a["type"] not in ("resign", "claim_timeout", "abort")]
+    enders = [a for a in plays if a["type"] in ("gin", "knock")]
+    if enders:
+        return enders[0]
+    discards = [a for a in plays if a["type"] == "discard"]
+    if discards:
+        return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])
+    return next((a for a in plays if a.get("source") == "stock"), plays[0])
+
+
+def abbreviated_document(document: dict) -> dict:
+    """The OpenAPI document cut to one operation and the schemas it names (the whole one,
+    examples and all, would be an example of itself)."""
+    live = {method: {k: v for k, v in op.items()} for method, op in document["paths"]["/health/live"].items()}
+    for op in live.values():
+        for response in op["responses"].values():
+            for media in response.get("content", {}).values():
+                media.pop("example", None)
+    schemas = document["components"]["schemas"]
+    return {
+        "openapi": document["openapi"],
+        "info": {k: v for k, v in document["info"].items() if k != "description"},
+        "paths": {"/health/live": live},
+        "components": {"schemas": {name: schemas[name] for name in ("Health", "Problem")}},
+    }
+
+
+def abbreviated_schema(schema: dict) -> dict:
+    return {key: schema[key] for key in ("$schema", "$id", "title", "type", "required")}
+
+
+def first_lines(text: str, count: int = TEXT_LINES) -> str:
+    return "".join(text.splitlines(keepends=True)[:count])
+
+
+def session(api: Recorder, importer: Recorder) -> None:
+    """Every operation, called as a client would; ``importer`` is a second service, to
+    import a record this one exported."""
+    call = api.call
+    # The service.
+    call("GET", "/health")
+    call("GET", "/health/live")
+    call("GET", "/rules/presets")
+    call("GET", "/.well-known/jwks.json")
+    call("GET", "/docs")
+    call("GET", "/openapi.json", keep=abbreviated_document)
+    call("GET", "/match-record.schema.json", keep=abbreviated_schema)
+
+    # A player, against the computer: one hand played to its end.
+    call("POST", "/players", json_body={"name": ""})  # 422
+    ann = call("POST", "/players", json_body={"name": "Ann"}).get_json()
+    call("PATCH", "/players/me", token=ann["token"], json_body={"name": "Ann Lee"})
+    call("GET", "/players/me", token=ann["token"])
+    call("POST", "/matches", json_body={"rules": {"preset": "nope"}})  # 422
+    call("POST", "/matches", data="{", content_type="application/json")  # 400
+    call("POST", "/matches", data="rules=classic", content_type="application/x-www-form-urlencoded")  # 415
+    with mock.patch.object(secrets, "randbelow", lambda n: 20261201 % n):  # the computer's seed
+        created = call(
+            "POST", "/matches", token=ann["token"],
+            json_body={"rules": {"preset": "classic"}, "single_hand": True,
+                       "seats": [{"name": "Ann", "kind": "human"}, {"kind": "computer", "level": "medium"}]},
+        ).get_json()
+    match_id, token = created["id"], created["seats"][0]["token"]
+    match = f"/matches/{match_id}"
+    call("GET", match)  # 401
+    call("GET", f"/matches/{uuid.UUID(int=1, version=4)}", token=OPERATOR)  # 404
+    view = call("GET", match, token=token).get_json()
+    call("GET", match, token=token, headers={"If-None-Match": f'"{view["version"]}"'})  # 304: no example
+    call("POST", f"{match}/actions", token=token, json_body={"type": "draw"})  # 422: from where?
+    call("POST", f"{match}/actions", token=token, json_body={"type": "discard", "card": view["hand"][0]})  # 409
+    call("POST", f"{match}/actions", token=token, json_body=greedy(view), headers={"If-Match": '"1"'})  # 412
+    for _ in range(200):
+        view = call("GET", match, token=token).get_json()
+        if view["status"] == "finished":
+            break
+        action = greedy(view)
+        call("POST", f"{match}/actions", token=token, json_body=action,
+             headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": str(uuid.uuid4())})
+    else:
+        raise AssertionError("the hand against the computer did not end")
+    call("GET", f"{match}/events?after=0&limit=3", token=token)
+    call("GET", f"{match}/stream?after={view['version'] - 2}&wait=0", token=token)
+    call("GET", f"{match}/hands", token=token)
+    call("GET", f"{match}/hands/1", token=token)
+    call("GET", f"{match}/hands/1/analysis", token=token)
+    call("GET", f"{match}/analysis", token=token)
+    call("GET", f"{match}/audit", token=token)
+    call("GET", f"{match}/state?version=3", token=OPERATOR)
+    call("GET", f"{match}/export?format=text", token=token)
+    call("GET", "/matches", token=token)
+    call("GET", "/players/me/matches", token=ann["token"])
+    call("GET", f"/players/{ann['id']}")
+    call("GET", "/leaderboard?limit=5")
+    call("GET", "/metrics", keep=service_metrics)
+
+    # A hint, in a match of its own (a match with a hint is never rated).
+    coached = call("POST", "/matches", json_body={"rules": {"preset": "classic", "hints": True}}).get_json()
+    call("GET", f"/matches/{coached['id']}/hint", token=coached["seats"][0]["token"])
+
+    # Two people: an invite, the lobby, joining, resigning, a rematch from both sides.
+    invited = call("POST", "/matches", json_body={"seats": [{"name": "Ann"}, {"kind": "open"}], "public": True}).get_json()
+    online = f"/matches/{invited['id']}"
+    call("GET", "/lobby?limit=1")
+    call("POST", f"{online}/join", json_body={"code": "not-the-code", "name": "Bob"})  # 403
+    bob = call("POST", f"{online}/join", json_body={"code": invited["invite"]["code"], "name": "Bob"}).get_json()
+    call("POST", f"{online}/join", json_body={"code": invited["invite"]["code"], "name": "Cleo"})  # 409
+    ann_seat = invited["seats"][0]["token"]
+    call("POST", f"{online}/actions", token=ann_seat, json_body={"type": "resign"})
+    call("POST", f"{online}/rematch", token=ann_seat)  # 201
+    call("POST", f"{online}/rematch", token=bob["token"])  # 200: the same rematch
+
+    refusals(api, match_id, bob["token"])
+
+    # Records: one exported, then imported into another service, twice.
+    record = call("GET", f"{online}/export", token=ann_seat).get_json()
+    call("GET", "/matches/export?status=finished", token=OPERATOR, keep=first_lines_of_ndjson)
+    importer.call("POST", "/matches/import", json_body=record)  # 201
+    importer.call("POST", "/matches/import", json_body=record)  # 200: already here
+
+
+def service_metrics(text: str) -> str:
+    """The service's own metrics (not the Python process's), their first lines."""
+    lines = [line for line in text.splitlines(keepends=True) if "gin_rummy_" in line.split("{")[0]]
+    return "".join(lines[:TEXT_LINES])
+
+
+def refusals(api: Recorder, match_id: str, other_token: str) -> None:
+    """The refusals every operation on a match may answer: no token (401), a token of
+    another match (403), a match that is not there (404), a query it does not take (422).
+    Nothing changes: each is refused."""
+    nowhere = str(uuid.UUID(int=2, version=4))
+    for rule in sorted(api.app.url_map.iter_rules(), key=lambda r: r.rule):
+        view = api.app.view_functions.get(rule.endpoint)
+        meta = getattr(view, "__openapi__", None)
+        if meta is None or "match_id" not in rule.arguments:
+            continue
+        for method in sorted(rule.methods & {"GET", "POST", "PATCH"}):
+            def path(match):
+                return rule.rule.replace("<match_id>", match).replace("<int:number>", "1")
+
+            # A valid body (the one that succeeded before), so that the refusal is the caller's.
+            operation = rule.endpoint.split(".")[-1]
+            body = api.examples.get(operation, {}).get("request", {}) if meta["body"] is not None else None
+            api.call(method, path(match_id), json_body=body)
+            api.call(method, path(match_id), token=other_token, json_body=body)
+            api.call(method, path(nowhere), token=OPERATOR, json_body=body)
+            if meta["query"] is not None:
+                api.call(method, path(match_id) + "?no_such_parameter=1", token=OPERATOR, json_body=body)
+
+
+def first_lines_of_ndjson(text: str) -> str:
+    return first_lines(text, 1)
+
+
+def capture(store, other_store) -> dict[str, dict]:
+    """Every operation's examples, from one session on ``store`` (and ``other_store``, the
+    service a record is imported into)."""
+    api, importer = Recorder(make_app(store)), Recorder(make_app(other_store))
+    try:
+        session(api, importer)
+    finally:
+        for app in (api.app, importer.app):
+            app.extensions["gin_rummy"].hub.shutdown()
+    examples = api.examples
+    for operation, entry in importer.examples.items():
+        examples.setdefault(operation, entry)
+    return {operation: examples[operation] for operation in sorted(examples)}
+
+
+def write(examples: dict, path: Path = EXAMPLES) -> None:
+    path.write_text(json.dumps(examples, indent=1, ensure_ascii=False) + "\n")
+
+
+@contextlib.contextmanager
+def _stores(admin_url: str | None):
+    from service.store import EventStore, connect
+    from service.store.database import temporary_server
+    from service.store.migrate import scratch_database
+
+    with contextlib.ExitStack() as stack:
+        if admin_url is None:
+            admin_url = stack.enter_context(temporary_server("gin-rummy-examples-")).get_uri()
+        stores = []
+        for name in ("gin_rummy_examples", "gin_rummy_examples_import"):
+            url = stack.enter_context(scratch_database(admin_url, name))
+            pool = stack.enter_context(connect(url, max_size=6))
+            stores.append(EventStore(pool))
+        yield stores
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", help="a PostgreSQL server's admin URL (default: an embedded server)")
+    parser.add_argument("--only", nargs="+", metavar="OPERATION_ID", help="rewrite these operations' examples alone")
+    args = parser.parse_args(argv)
+    with _stores(args.database_url) as (store, other_store):
+        captured = capture(store, other_store)
+    if args.only:
+        unknown = set(args.only) - set(captured)
+        if unknown:
+            print(f"not called by the session: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 1
+        examples = json.loads(EXAMPLES.read_text()) if EXAMPLES.exists() else {}
+        examples.update({operation: captured[operation] for operation in args.only})
+        captured = {operation: examples[operation] for operation in sorted(examples)}
+    write(captured)
+    print(f"wrote {EXAMPLES}: {len(captured)} operations; now run: gin-rummy openapi > openapi/openapi.yaml", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
