@@ -18,7 +18,7 @@ import pytest
 from service import cli
 from service.store.database import with_database
 from service.store.migrate import upgrade
-from service.store.readiness import ensure_ready
+from service.store.readiness import ensure_ready, redact
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
 from tests.store.test_cli_and_migrations import TABLES, revisions, tables
 
@@ -122,7 +122,7 @@ def test_a_database_behind_or_ahead_of_this_version_says_what_to_run(fresh_datab
 
     # What `gin-rummy serve` does (as every instance of a deployment does when it starts).
     done = ensure_ready(fresh_database_url, upgrade_behind=True)
-    assert done == f"migrated {fresh_database_url} from {first} to {revisions(fresh_database_url)[-1]}"
+    assert done == f"migrated {redact(fresh_database_url)} from {first} to {revisions(fresh_database_url)[-1]}"
     assert tables(fresh_database_url) == TABLES
     assert ensure_ready(fresh_database_url) is None
 
