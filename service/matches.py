@@ -38,7 +38,7 @@ import psycopg
 
 from service import bots, coach, ratings
 from service.serving import off_loop
-from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, hints_allowed, plays, redact_event, seat_view
+from service.engine import CommandError, Event, IllegalMoveError, State, check_hint, decide, fold, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED, WAITING
 from service.engine.simulate import deal_command
 from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
@@ -398,16 +398,11 @@ class MatchService:
         the same hint is answered without another event.  Raises IllegalMoveError
         (``hints_off``, ``not_your_turn``) or the store's ConcurrencyError."""
         state = self.store.load(match_id, conn=conn)
-        if state.phase == MATCH_OVER:
-            raise IllegalMoveError("match_over", "the match is over")
-        stored = self.store.hand_events(match_id, state, conn=conn) if state.hand_number else []
+        check_hint(state, seat)  # before the coach's work (the hint command checks it again)
+        stored = self.store.hand_events(match_id, state, conn=conn)
         last = stored[-1] if stored else None
         if last is not None and last["type"] == "hint_shown" and last["data"]["seat"] == seat:
             return last["data"], state, last["seq"], False
-        if not hints_allowed(state):
-            raise IllegalMoveError("hints_off", "this match is played without hints (rules: hints false)")
-        if state.turn != seat or not plays(state, seat) or state.phase not in coach.KINDS:
-            raise IllegalMoveError("not_your_turn", f"a hint is for the seat to play: seat {seat} has no play to make now")
         history = [redact_event(e, seat) for e in stored]
         view = view_for(state, seat, match_id)
         assessment = off_loop(coach.assess, view, history, str(match_id))

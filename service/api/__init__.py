@@ -195,7 +195,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["gin_rummy_import_limiter"] = TokenBuckets(imports) if imports else None
     from . import coach, matches, meta, players, records, web
 
-    app.extensions["gin_rummy_views"] = matches.ViewMemo()
+    # Seat views encoded, by (match, version, seat, ...); provenance, by match; the
+    # analysis of finished hands, by (match, hand, computer version).
+    app.extensions["gin_rummy_views"] = matches.Memo()
+    app.extensions["gin_rummy_provenance"] = matches.Memo(8192)
+    app.extensions["gin_rummy_analyses"] = matches.Memo(1024)
 
     app.register_blueprint(meta.bp)
     app.register_blueprint(metrics.bp)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections import OrderedDict
 
 from flask import Blueprint, current_app
 
@@ -17,7 +15,7 @@ from . import schemas as s
 from .auth import caller_for_match
 from .docs import operation
 from .errors import Problem
-from .matches import PROBLEMS, parse_match_id, with_etag
+from .matches import PROBLEMS, Memo, parse_match_id, with_etag
 from .records import _events, _seat_may_not_see
 
 bp = Blueprint("coach", __name__)
@@ -61,33 +59,9 @@ def get_hint(match_id: str):
     return with_etag(body, state.version, headers=NO_STORE)
 
 
-class AnalysisMemo:
-    """Analyses of hands that are over, by (match, hand): they never change."""
-
-    def __init__(self, size: int = 1024):
-        self.size = size
-        self._known: OrderedDict[tuple, list[dict]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> list[dict] | None:
-        with self._lock:
-            found = self._known.get(key)
-            if found is not None:
-                self._known.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, decisions: list[dict]) -> None:
-        with self._lock:
-            self._known[key] = decisions
-            while len(self._known) > self.size:
-                self._known.popitem(last=False)
-
-
-memo = AnalysisMemo()
-
-
 def _analysed(mid: uuid.UUID, events: list[dict], numbers: list[int], over: dict[int, bool]) -> dict[int, list[dict]]:
-    """Each hand's decisions, from the memo where it holds them."""
+    """Each hand's decisions, from the memo where it holds them (hands that are over)."""
+    memo: Memo = current_app.extensions["gin_rummy_analyses"]
     out = {n: memo.get((mid, n, BOTS_VERSION)) for n in numbers}
     missing = {n for n, found in out.items() if found is None}
     if missing:

@@ -195,31 +195,15 @@ def event_json(stored, seat: int | None) -> dict:
     )
 
 
-class ProvenanceMemo:
-    """Each match's provenance, once read: it is written with the match's first events
-    (made or imported) and never changes.  The least recently used are forgotten beyond
-    ``size``."""
-
-    def __init__(self, size: int = 8192):
-        self.size = size
-        self._known: OrderedDict[uuid.UUID, dict] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, conn, mid: uuid.UUID) -> dict:
-        with self._lock:
-            found = self._known.get(mid)
-            if found is not None:
-                self._known.move_to_end(mid)
-                return found
+def provenance_json(conn, mid: uuid.UUID) -> dict:
+    """The match's provenance, read once per process: it is written with the match's
+    first events (made or imported) and never changes."""
+    memo: Memo = current_app.extensions["gin_rummy_provenance"]
+    found = memo.get(mid)
+    if found is None:
         found = provenance_of(conn, mid).to_json()
-        with self._lock:
-            self._known[mid] = found
-            while len(self._known) > self.size:
-                self._known.popitem(last=False)
-        return found
-
-
-provenance_json = ProvenanceMemo()
+        memo.put(mid, found)
+    return found
 
 
 def view_context(conn, state, mid: uuid.UUID, *, stored: bool = False) -> dict:
@@ -500,28 +484,28 @@ def view_etag(state, caller: Caller, context: dict) -> str:
     return f'"{state.version}.{variant}"' if variant else etag(state.version)
 
 
-class ViewMemo:
-    """Seat views already encoded, by (match, version, seat): a match at a version never
-    changes, and a seat often reads the view an action of its own has just answered
-    with.  The least recently used are forgotten beyond ``size``."""
+class Memo:
+    """What never changes once made, by key (a seat view encoded at a version, a
+    match's provenance, a finished hand's analysis); the least recently used are
+    forgotten beyond ``size``.  Each app keeps its own (``app.extensions``)."""
 
     def __init__(self, size: int = 4096):
         self.size = size
-        self._views: OrderedDict[tuple, bytes] = OrderedDict()
+        self._known: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> bytes | None:
+    def get(self, key):
         with self._lock:
-            found = self._views.get(key)
+            found = self._known.get(key)
             if found is not None:
-                self._views.move_to_end(key)
+                self._known.move_to_end(key)
             return found
 
-    def put(self, key: tuple, view: bytes) -> None:
+    def put(self, key, value) -> None:
         with self._lock:
-            self._views[key] = view
-            while len(self._views) > self.size:
-                self._views.popitem(last=False)
+            self._known[key] = value
+            while len(self._known) > self.size:
+                self._known.popitem(last=False)
 
 
 def encoded_view(state, caller: Caller, mid: uuid.UUID, context: dict) -> bytes:
@@ -530,7 +514,7 @@ def encoded_view(state, caller: Caller, mid: uuid.UUID, context: dict) -> bytes:
     opponent is connected, the rematch)."""
     if caller.is_operator or context.pop("degraded", False):  # (a degraded view is not kept)
         return dumps(view_json(state, caller, mid, context))
-    memo: ViewMemo = current_app.extensions["gin_rummy_views"]
+    memo: Memo = current_app.extensions["gin_rummy_views"]
     due = deadline(state)
     claimable = due is not None and context["now"] >= due
     connected = context.get("connected")

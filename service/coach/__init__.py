@@ -112,7 +112,7 @@ def assess(
         values, by_key = coach.draw_values(options)
     best_key = max(values, key=lambda k: (values[k], _order(k)))
     best = by_key[best_key]
-    return Assessment(kind, best, values, reasons.reason(coach, best, values, by_key))
+    return Assessment(kind, best, values, reasons.reason(coach, best))
 
 
 def _order(key: tuple) -> tuple:
@@ -126,10 +126,13 @@ class _Coach(Hard):
 
     def __init__(self, know: Knowledge, rng: random.Random):
         super().__init__(know, rng)
-        self.taken_card: int | None = None
+        #: For the reasons: whether the top card melds with the hand (draws), and per
+        #: ending card (knock or Gin) its value now, its value held, and its deadwood.
+        self.take_melds = False
+        self.ending: dict[int, tuple[float, float, int]] = {}
 
     def draw_values(self, options: Options) -> tuple[dict, dict]:
-        know, dw = self.know, self.dw
+        know = self.know
         take, decline = options.take, options.decline
         bit = 1 << know.top
         kept = self.successor(know.hand | bit, keep=bit)
@@ -138,7 +141,6 @@ class _Coach(Hard):
             key_of(decline): -self.stock_value(know.hand),
         }
         self.take_melds = bool(NEAR[know.top] & know.hand)
-        self.after_take = dw(kept)
         return values, {key_of(take): take, key_of(decline): decline}
 
     def discard_values(self, options: Options, taken: Mapping[str, Any] | None) -> tuple[dict, dict]:
@@ -149,9 +151,7 @@ class _Coach(Hard):
             if taken is not None and taken.get("type") == "discard" and CARD_INDEX.get(taken.get("card")) in costs:
                 weighed.add(CARD_INDEX[taken["card"]])
             costs = {x: self.discard_cost(x, deep=True) for x in weighed}
-        self.costs = costs
         least = min(costs.values())
-        self.ending = {}
         enders = {**options.knocks, **options.gins}
         if not enders:
             values = {key_of(options.discards[x]): -c for x, c in costs.items()}
@@ -174,7 +174,6 @@ class _Coach(Hard):
         play_on = best_wait[1] + margin
         if options.gins:
             play_on = min(play_on, max(values[key_of(a)] for a in options.gins.values()) - GIN_DELAY_COST)
-        self.play_on = play_on
         for x, c in costs.items():
             values[key_of(options.discards[x])] = play_on - (c - least)
         return values, by_key

@@ -33,7 +33,7 @@ def _rank_text(card: int) -> str:
     return {"A": "an ace", "8": "an 8", "J": "a jack", "Q": "a queen", "K": "a king", "T": "a 10"}.get(code, f"a {code}")
 
 
-def reason(coach, best: Mapping[str, Any], values: dict, by_key: dict) -> str:
+def reason(coach, best: Mapping[str, Any]) -> str:
     kind = best["type"]
     if kind in ("draw", "pass"):
         if kind == "draw" and best["source"] == "discard":

@@ -19,9 +19,8 @@ from .game import (
     execute,
     fold,
     initial_state,
-    hints_allowed,
+    check_hint,
     legal_actions,
-    plays,
 )
 from .layoffs import Defense, best_defense, best_layout, check_defense
 from .melds import Arrangement, best_discards, best_melds, check_arrangement, deadwood, discard_deadwoods, meld_kind
@@ -59,9 +58,8 @@ __all__ = [
     "execute",
     "fold",
     "initial_state",
-    "hints_allowed",
+    "check_hint",
     "legal_actions",
-    "plays",
     "meld_kind",
     "parse_cards",
     "redact_event",

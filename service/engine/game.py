@@ -458,6 +458,21 @@ def hints_allowed(state: State) -> bool:
     return any(seat["kind"] == "computer" for seat in state.seats)
 
 
+#: The phases whose plays a hint may suggest (not the defense: the best one is listed).
+HINT_PHASES = (UPCARD_OFFER, DRAW, DISCARD)
+
+
+def check_hint(state: State, seat: int) -> None:
+    """Raise IllegalMoveError unless ``seat`` may be given a hint now: hints allowed,
+    and its turn to take or pass the upcard, draw or discard."""
+    if state.phase == MATCH_OVER:
+        raise IllegalMoveError("match_over", "the match is over")
+    if not hints_allowed(state):
+        raise IllegalMoveError("hints_off", "this match is played without hints (rules: hints false)")
+    if state.turn != seat or state.phase not in HINT_PHASES:
+        raise IllegalMoveError("not_your_turn", f"a hint is for the seat to play: seat {seat} has no play to make now {_summary(state)}")
+
+
 #: The longest reason a hint may give.
 HINT_REASON_LENGTH = 300
 
@@ -466,13 +481,9 @@ def _hint(state: State, command: Mapping[str, Any]) -> list[Event]:
     """A hint shown to the seat to act: one of its legal plays and why.  It changes
     nothing in the play; the event says that help was used (a hinted match is not rated)."""
     seat = _seat_of(command)
-    if not hints_allowed(state):
-        raise IllegalMoveError("hints_off", "this match is played without hints (rules: hints false)")
-    options = plays(state, seat)
-    if not options or state.phase == DEFENSE:
-        raise IllegalMoveError("not_your_turn", f"seat {seat} has no play to be hinted now {_summary(state)}")
+    check_hint(state, seat)
     action = command.get("action")
-    if action not in options:
+    if action not in plays(state, seat):
         raise IllegalMoveError("hint_not_legal", f"a hint names one of the seat's legal plays, not {action!r}")
     reason = command.get("reason")
     if not isinstance(reason, str) or not 0 < len(reason) <= HINT_REASON_LENGTH or not reason.isprintable():

@@ -8,7 +8,7 @@
 import { ApiError, api } from "./api.js";
 import { playerRefused } from "./header.js";
 import { currentPlayer, forgetPlayer, pref, renamePlayer, savePlayer } from "./saved.js";
-import { fieldProblem, go, h, plural, problemText, rounded, toast } from "./ui.js";
+import { copyField, fieldProblem, go, h, plural, problemText, rounded, toast } from "./ui.js";
 
 // #/profile: the player's own profile, or the way to become one.
 export function mountProfile(root) {
@@ -134,7 +134,7 @@ function devicePanel(me) {
     const input = h("input#device-link", { type: "text", readonly: true, value: link, "aria-label": "Secret sign-in link", spellcheck: "false", onfocus: (e) => e.target.select() });
     secret.replaceChildren(
       h("p.warning", { role: "note" }, h("b", {}, "Secret: "), `anyone with this link plays as ${me.name}: they see your games and can move in them. Send it only to yourself, and never post it.`),
-      h("div.invite-row", {}, input, h("div.invite-buttons", {}, h("button.primary#copy-device", { type: "button", onclick: () => copy(input) }, "Copy"))),
+      h("div.invite-row", {}, input, h("div.invite-buttons", {}, h("button.primary#copy-device", { type: "button", onclick: () => copyField(input, "Link copied: open it on your other device.") }, "Copy"))),
     );
     secret.hidden = false;
     show.textContent = "Hide the link";
@@ -142,28 +142,6 @@ function devicePanel(me) {
     input.focus();
   }
   return panel;
-}
-
-async function copy(input) {
-  let copied = false;
-  if (navigator.clipboard && window.isSecureContext) {
-    try {
-      await navigator.clipboard.writeText(input.value);
-      copied = true;
-    } catch {
-      // refused: select it instead
-    }
-  }
-  if (!copied) {
-    input.focus();
-    input.select();
-    try {
-      copied = document.execCommand("copy");
-    } catch {
-      copied = false;
-    }
-  }
-  toast(copied ? "Link copied: open it on your other device." : "The link is selected: copy it (Ctrl+C, or a long press).");
 }
 
 function signOutPanel(me) {

@@ -19,7 +19,7 @@ import { bestMelds, cardBack, cardElement, cardName, handElement, playText, pret
 import { countChanged } from "./header.js";
 import { deadwoodOf, resultElement } from "./result.js";
 import { currentPlayer, holds, pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
-import { clockText, downloadText, endText, h, matchLength, problemText, remainingText, says, seatLabel, toast } from "./ui.js";
+import { clockText, copyField, downloadText, endText, h, matchLength, problemText, remainingText, says, seatLabel, toast } from "./ui.js";
 
 // The actions that end the match instead of playing the cards.
 const ENDINGS = new Set(["resign", "claim_timeout", "abort"]);
@@ -858,7 +858,7 @@ export function mountTable(root, id) {
     let link;
     if (invite) {
       const input = h("input#invite-url", { type: "text", readonly: true, value: invite.url, "aria-label": "Invite link", onfocus: (e) => e.target.select() });
-      const copy = h("button.primary#copy", { type: "button", onclick: () => copyLink(input) }, "Copy");
+      const copy = h("button.primary#copy", { type: "button", onclick: () => copyField(input, "Link copied: send it to your friend.") }, "Copy");
       const share = navigator.share ? h("button#share", { type: "button", onclick: () => shareLink(invite.url, names[v.seat]) }, "Share") : null;
       link = h(
         "div.invite",
@@ -879,29 +879,6 @@ export function mountTable(root, id) {
       h("p.hint", {}, `The table opens by itself when they join. You may leave this page: the match stays in ${bySeat ? "the Continue list of the new-match page" : "My games"}.`),
       h("div.actions", {}, abort ? h("button#cancel", { type: "button", disabled: S.busy, onclick: () => act(abort, { retry: true }) }, "Cancel the match") : null),
     );
-  }
-
-  async function copyLink(input) {
-    let copied = false;
-    if (navigator.clipboard && window.isSecureContext) {
-      try {
-        await navigator.clipboard.writeText(input.value);
-        copied = true;
-      } catch {
-        // refused (no permission): select it instead
-      }
-    }
-    if (!copied) {
-      input.focus();
-      input.select();
-      input.setSelectionRange(0, input.value.length);
-      try {
-        copied = document.execCommand("copy");
-      } catch {
-        copied = false;
-      }
-    }
-    toast(copied ? "Link copied: send it to your friend." : "The link is selected: copy it (Ctrl+C, or a long press).");
   }
 
   async function shareLink(url, name) {

@@ -33,6 +33,31 @@ export function toast(message, kind = "info") {
   toastTimer = setTimeout(() => (el.hidden = true), kind === "error" ? 6000 : 3500);
 }
 
+// Copy a text field's value (a link) to the clipboard, or, where the browser refuses,
+// leave it selected for the person to copy; says which in a toast.
+export async function copyField(input, copiedMessage) {
+  let copied = false;
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(input.value);
+      copied = true;
+    } catch {
+      // refused (no permission): select it instead
+    }
+  }
+  if (!copied) {
+    input.focus();
+    input.select();
+    input.setSelectionRange(0, input.value.length);
+    try {
+      copied = document.execCommand("copy");
+    } catch {
+      copied = false;
+    }
+  }
+  toast(copied ? copiedMessage : "The link is selected: copy it (Ctrl+C, or a long press).");
+}
+
 // An API problem, for people: its detail, and the rule it names.
 export function problemText(err) {
   if (!err || !err.problem) return String(err && err.message ? err.message : err);

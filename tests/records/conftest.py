@@ -1,7 +1,9 @@
 import pytest
 
+from service.api import create_app
 from service.store import EventStore, connect
 from service.store.migrate import upgrade
+from tests.api.conftest import OPERATOR, UNLIMITED
 
 
 @pytest.fixture(scope="session")
@@ -18,6 +20,12 @@ def other_store(other_database_url):
     pool = connect(other_database_url, min_size=1, max_size=4)
     yield EventStore(pool)
     pool.close()
+
+
+@pytest.fixture
+def target(other_store):
+    """A second service, to import into (on the other database)."""
+    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
 
 
 #: What the exporting service adds of its own: how it came by the match, its signature.

@@ -20,11 +20,6 @@ def client(store):
     return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
 
 
-@pytest.fixture
-def target(other_store):
-    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
-
-
 def test_hints_travel_in_records_and_a_forged_hint_is_refused(client, target):
     data = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "medium"}], "rules": {"target_score": 1, "single_hand": True}}).json
     ann = Player(client, data["id"], data["seats"][0]["token"])

@@ -76,11 +76,6 @@ def mutate(record, rng):
     return record, f"set {'/'.join(map(str, path))} from {value!r} to {parent[path[-1]]!r}"
 
 
-@pytest.fixture
-def target(other_store):
-    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
-
-
 @pytest.mark.parametrize("reseal", [False, True], ids=["digest-kept", "digest-recomputed"])
 def test_one_random_change_is_refused_precisely_or_replays_to_what_it_claims(store, target, reseal):
     app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()

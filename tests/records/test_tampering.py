@@ -25,12 +25,6 @@ def client(store):
 
 
 @pytest.fixture
-def target(other_store):
-    """A second service, to import into."""
-    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
-
-
-@pytest.fixture
 def genuine(store, client):
     """A finished match between two people, several hands long, as exported."""
     start = StartMatchFactory(seats=[HumanSeatFactory(), HumanSeatFactory()], rules={"target_score": 60})
