@@ -763,6 +763,9 @@ def act(match_id: str):
             caller = caller_for_match(conn, mid)
             if caller.is_operator:
                 raise Problem(403, "forbidden", "the operator may read every match but acts for no seat")
+            # Known before the action (read once per process): an answer built after the
+            # commit holds it even when the database fails meanwhile, as its retry will.
+            provenance_json(conn, mid)
             record = NewIdempotencyRecord(caller.scope, key, fingerprint) if key is not None else None
             state, events = services.matches.act(
                 conn, mid, caller.seat, command, expected_version=expected, idempotency=record

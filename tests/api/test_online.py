@@ -425,6 +425,38 @@ def test_a_move_stored_before_the_database_fails_is_answered_200_not_503(app, cl
     assert mover.view()["version"] == r.json["view"]["version"]
 
 
+def test_a_move_answered_after_the_database_failed_reads_the_same_as_its_retry(store, monkeypatch):
+    import psycopg
+
+    from service.api import matches as api_matches
+
+    made = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
+    created = made.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer"}]}).json
+    # Another instance, which has not read this match yet, takes the move.
+    client = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
+    ann = Player(client, created["id"], created["seats"][0]["token"])
+    action = greedy_action(made.get(f"/matches/{created['id']}", headers=ann.headers).json)
+    stored = []
+    append, read = type(store).append, api_matches.provenance_of
+
+    def appended(self, *args, **kwargs):
+        stored.append(True)
+        return append(self, *args, **kwargs)
+
+    def provenance_of(conn, match_id):  # the database goes away once the move is stored
+        if stored:
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return read(conn, match_id)
+
+    monkeypatch.setattr(type(store), "append", appended)
+    monkeypatch.setattr(api_matches, "provenance_of", provenance_of)
+    first = ann.act(action, **{"Idempotency-Key": "k-1"})
+    monkeypatch.undo()
+    assert first.status_code == 200 and first.json["view"]["provenance"]["origin"] == "played", first.json
+    retry = ann.act(action, **{"Idempotency-Key": "k-1"})
+    assert retry.headers.get("Idempotent-Replayed") == "true" and retry.json == first.json
+
+
 def test_a_computer_opponent_is_neither_connected_nor_away(new_match):
     _, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer"}]})
     assert players[0].view()["opponent"]["connected"] is None
