@@ -33,7 +33,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import suppress
 
-from service.store import EventStore, connect, database_url
+from service.store import EventStore, connect, data_dir, database_url
 from service.store.migrate import downgrade, upgrade
 
 
@@ -55,6 +55,9 @@ def serve(args: argparse.Namespace) -> int:
     }
     command = [sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf", "service.wsgi:app"]
     print(f"gin-rummy: serving on http://{args.host}:{args.port}/ (API docs at /docs)", file=sys.stderr)
+    if not os.environ.get("DATABASE_URL"):
+        print(f"gin-rummy: the embedded database keeps its data in {data_dir()} (Ctrl-C stops the service and it)",
+              file=sys.stderr)
     gunicorn = subprocess.Popen(command, env=env)
 
     def forward(signum, frame):
@@ -461,8 +464,6 @@ def audit(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from service.store import data_dir
-
     parser = argparse.ArgumentParser(
         prog="gin-rummy", description="An event-sourced Gin Rummy service.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
