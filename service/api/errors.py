@@ -74,12 +74,16 @@ TITLES = {
     409: "Conflict",
     412: "Precondition Failed",
     413: "Content Too Large",
+    414: "URI Too Long",
     415: "Unsupported Media Type",
     422: "Unprocessable Content",
     428: "Precondition Required",
     429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
     500: "Internal Server Error",
+    502: "Bad Gateway",
     503: "Service Unavailable",
+    504: "Gateway Timeout",
 }
 
 HTTP_CODES = {

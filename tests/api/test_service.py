@@ -68,6 +68,23 @@ def test_the_served_document_and_docs_page(client):
     assert r.status_code == 404 and r.mimetype == "application/problem+json"
 
 
+def test_an_ingress_error_handed_to_the_service_is_its_problem_document(client):
+    # ingress-nginx, with the service as its default backend for its own errors, sends
+    # them to "/" with the status in X-Code and the method kept.
+    r = client.post("/", headers={"X-Code": "502", "X-Original-URI": "/matches?secret=1"})
+    assert (r.status_code, r.mimetype, r.json["code"], r.headers["Retry-After"]) == (
+        502, "application/problem+json", "service_unreachable", "5")
+    assert r.json["title"] == "Bad Gateway" and "secret" not in r.get_data(as_text=True)
+    r = client.get("/", headers={"X-Code": "504"})
+    assert (r.status_code, r.json["code"], r.json["title"]) == (504, "service_timeout", "Gateway Timeout")
+    assert client.put("/", headers={"X-Code": "413"}).json["code"] == "body_too_large"
+    assert client.get("/", headers={"X-Code": "not a status"}).status_code == 502
+    # Without it, "/" is the web client's page, and only GET.
+    assert client.get("/").mimetype == "text/html"
+    r = client.post("/")
+    assert r.status_code == 405 and r.headers["Allow"] == "GET, HEAD" and r.json["code"] == "method_not_allowed"
+
+
 def test_unknown_paths_and_methods_are_problems_too(client):
     r = client.get("/nowhere")
     assert r.status_code == 404 and r.mimetype == "application/problem+json" and r.json["code"] == "not_found"

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -76,15 +77,18 @@ def test_the_servers_own_refusals_are_problem_documents(serve):
 
 class Nginx:
     """nginx with ``deploy/nginx.conf`` as it is, but for its upstream (one instance here)
-    and the address it listens on."""
+    and the address it listens on; or with the ``site`` given (``{port}`` in it is its own)."""
 
-    def __init__(self, folder: Path, upstream_port: int):
+    def __init__(self, folder: Path, upstream_port: int, site: str | None = None):
         self.folder = folder
         self.port = free_port()
-        site = DEPLOY_NGINX.read_text()
-        assert "server api:8000;" in site and "listen 80;" in site, "deploy/nginx.conf changed: update this test"
-        site = site.replace("server api:8000;", f"server {LOOPBACK}:{upstream_port};")
-        site = site.replace("listen 80;", f"listen {LOOPBACK}:{self.port};")
+        if site is None:
+            site = DEPLOY_NGINX.read_text()
+            assert "server api:8000;" in site and "listen 80;" in site, "deploy/nginx.conf changed: update this test"
+            site = site.replace("server api:8000;", f"server {LOOPBACK}:{upstream_port};")
+            site = site.replace("listen 80;", f"listen {LOOPBACK}:{self.port};")
+        else:
+            site = site.replace("{port}", str(self.port))
         (folder / "site.conf").write_text(site)
         (folder / "nginx.conf").write_text(
             f"daemon off;\npid {folder}/nginx.pid;\nerror_log {folder}/error.log warn;\n"
@@ -111,18 +115,26 @@ class Nginx:
             self.process.wait(15)
 
 
+@contextmanager
+def nginx(upstream_port: int, site: str | None = None):
+    if nginx_binary() is None:
+        pytest.skip("nginx is not installed (apt-get install nginx): the proxy's errors are not checked")
+    with tempfile.TemporaryDirectory(prefix="gin-rummy-nginx-") as folder:
+        Path(folder).chmod(0o755)  # nginx's workers run as another user
+        proxy = Nginx(Path(folder), upstream_port, site)
+        try:
+            yield proxy
+        finally:
+            proxy.stop()
+
+
 @pytest.fixture
 def nginx_in_front(serve):
     if nginx_binary() is None:
         pytest.skip("nginx is not installed (apt-get install nginx): deploy/nginx.conf is not checked")
     instance = serve(workers=1)
-    with tempfile.TemporaryDirectory(prefix="gin-rummy-nginx-") as folder:
-        Path(folder).chmod(0o755)  # nginx's workers run as another user
-        proxy = Nginx(Path(folder), instance.port)
-        try:
-            yield instance, proxy
-        finally:
-            proxy.stop()
+    with nginx(instance.port) as proxy:
+        yield instance, proxy
 
 
 def test_behind_the_deployments_nginx_every_refusal_is_a_problem_document_too(nginx_in_front):
@@ -147,3 +159,69 @@ def test_behind_the_deployments_nginx_every_refusal_is_a_problem_document_too(ng
     gone = raw(port, get("/health"))
     problem(gone, 502, "service_unreachable")
     assert gone[1]["retry-after"] == "5"
+
+
+#: What ingress-nginx makes of an Ingress with ``custom-http-errors`` and a
+#: ``default-backend`` (its nginx.tmpl: an ``error_page`` per code in each location, and a
+#: named location per code that sets ``X-Code``, rewrites the path to ``/`` and passes the
+#: request, method and all, to the default backend), with the service as that backend, as
+#: deploy/k8s/gin-rummy.yaml configures it.  ``/gone/`` stands for a replica that is down.
+INGRESS_SITE = """
+server {{
+    listen 127.0.0.1:{{port}};
+    client_max_body_size 16m;
+    location / {{
+        proxy_pass http://127.0.0.1:{app};
+        proxy_intercept_errors on;
+{error_pages}
+    }}
+    location /gone/ {{
+        proxy_pass http://127.0.0.1:{gone};
+        proxy_intercept_errors on;
+{error_pages}
+    }}
+{named}
+}}
+"""
+CUSTOM_ERROR = """
+    location @custom_gin-rummy_{code} {{
+        internal;
+        proxy_intercept_errors off;
+        proxy_set_header X-Code {code};
+        proxy_set_header X-Format $http_accept;
+        proxy_set_header X-Original-URI $request_uri;
+        rewrite (.*) / break;
+        proxy_pass http://127.0.0.1:{app};
+    }}"""
+
+
+def ingress_codes() -> list[str]:
+    manifest = (DEPLOY_NGINX.parent / "k8s" / "gin-rummy.yaml").read_text()
+    found = re.search(r'custom-http-errors: "([0-9,]+)"', manifest)
+    assert found and "default-backend: gin-rummy" in manifest, "the Ingress no longer sends its errors to the service"
+    return found.group(1).split(",")
+
+
+def test_behind_an_ingress_its_own_errors_are_the_services_problem_documents(serve):
+    port = serve(workers=1).port
+    codes = ingress_codes()
+    assert {"413", "502", "504"} <= set(codes)
+    site = INGRESS_SITE.format(
+        app=port, gone=free_port(),
+        error_pages="\n".join(f"        error_page {code} = @custom_gin-rummy_{code};" for code in codes),
+        named="".join(CUSTOM_ERROR.format(code=code, app=port) for code in codes),
+    )
+    with nginx(port, site) as proxy:
+        # No replica behind the path: the ingress's 502, told by the service.
+        gone = raw(proxy.port, get(f"/gone/matches?token={SECRET}"))
+        problem(gone, 502, "service_unreachable")
+        assert gone[1]["retry-after"] == "5"
+        # A POST handed over (the method is kept): a body over the service's 64 KiB.
+        body = json.dumps({"seats": [{"name": "x" * 70000}]})
+        request = (f"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}")
+        problem(raw(proxy.port, request.encode()), 413, "body_too_large")
+        # The service's other answers pass through untouched.
+        unknown = problem(raw(proxy.port, get("/matches/00000000-0000-4000-8000-000000000000")), 401, "unauthorized")
+        assert "proxy" not in unknown["detail"]
+        assert raw(proxy.port, get("/"))[1]["content-type"].startswith("text/html")
