@@ -751,7 +751,7 @@ def _check_discard(state: State, seat: int, card: str) -> tuple[str, ...]:
     _require_turn(state, seat, DISCARD)
     hand = state.hands[seat]
     if card not in hand:
-        raise IllegalMoveError("card_not_in_hand", f"{card} is not in seat {seat}'s hand {sorted(hand)}")
+        raise IllegalMoveError("card_not_in_hand", f"{card} is not in seat {seat}'s hand ({' '.join(sorted(hand))})")
     if card == state.taken_from_discard:
         raise IllegalMoveError(
             "no_return", f"{card} was taken from the discard pile this turn and cannot be discarded now"

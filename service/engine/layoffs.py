@@ -191,7 +191,7 @@ def check_defense(
         grown = list(knocker_melds[target]) + cards
         if meld_kind(grown) is None:
             raise LayoffError(
-                f"{', '.join(cards)} cannot be laid off onto {list(knocker_melds[target])}: "
+                f"{', '.join(cards)} cannot be laid off onto {' '.join(knocker_melds[target])}: "
                 "a run grows only at its ends and a set only to four cards"
             )
     laid_cards = {c for c, _ in laid}

@@ -323,7 +323,7 @@ def check_arrangement(hand: Iterable[str], melds: Iterable[Iterable[object]]) ->
         except CardError as exc:
             raise ArrangementError(f"meld {i}: {exc}") from None
         if meld_kind(cards) is None:
-            raise ArrangementError(f"meld {i} {list(cards)} is neither a set of 3-4 of a rank nor a run of 3+ in a suit")
+            raise ArrangementError(f"meld {i} ({' '.join(cards)}) is neither a set of 3-4 of a rank nor a run of 3+ in a suit")
         missing = [c for c in cards if c not in held]
         if missing:
             raise ArrangementError(f"meld {i} uses {', '.join(missing)}, not in the hand")

@@ -34,7 +34,7 @@ from service.store.seat_tokens import hash_token, save_seat_tokens
 from service.store.upcasting import current_version, upcast
 
 from .format import FORMAT, FORMAT_VERSION, build_record, digest_of, record_seats, result_of
-from .replay import ReplayError, replay
+from .replay import ReplayError, plain, replay
 from .signing import SignatureInvalid, Signer
 
 #: The most events a record may hold: a 100-point match between people is well under
@@ -91,6 +91,36 @@ def _validators():
     return header, envelope, versions, data
 
 
+def schema_message(error: jsonschema.ValidationError) -> str:
+    """What a schema error says, in plain words: jsonschema's own messages show the
+    values as Python writes them ('ZZ', ['AC', '2C', ...]), which people then read."""
+    kind, value, wanted = error.validator, error.instance, error.validator_value
+    if kind == "enum":
+        return f"{plain(value)} is not one of {', '.join(plain(x) for x in wanted)}"
+    if kind == "const":
+        return f"{plain(value)} should be {plain(wanted)}"
+    if kind == "pattern":
+        return f"{plain(value)} does not match the pattern {wanted}"
+    if kind == "type":
+        types = " or ".join(wanted) if isinstance(wanted, list) else wanted
+        return f"{plain(value)} is not of type {types}"
+    if kind == "required" and isinstance(value, Mapping):
+        missing = [k for k in wanted if k not in value]
+        return f"{'the field' if len(missing) == 1 else 'the fields'} {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} missing"
+    if kind == "additionalProperties" and isinstance(value, Mapping):
+        extra = sorted(k for k in value if k not in error.schema.get("properties", {}))
+        return f"{'the field' if len(extra) == 1 else 'the fields'} {', '.join(extra)} {'is' if len(extra) == 1 else 'are'} not allowed here"
+    if kind in ("minimum", "maximum"):
+        return f"{plain(value)} is {'less' if kind == 'minimum' else 'more'} than the {kind} {wanted}"
+    if kind in ("minItems", "maxItems", "minLength", "maxLength", "maxProperties"):
+        what = "items" if kind.endswith("Items") else "characters" if kind.endswith("Length") else "fields"
+        bound = f"at least {wanted} are needed" if kind.startswith("min") else f"at most {wanted} are allowed"
+        return f"{len(value)} {what}: {bound}"
+    if kind == "format":
+        return f"{plain(value)} is not a valid {wanted}"
+    return error.message
+
+
 def schema_problems(record: Mapping) -> list[tuple[str, str]]:
     """Where the record breaks its JSON Schema: (path, message), in document order."""
     header, envelope, versions, data = _validators()
@@ -98,7 +128,7 @@ def schema_problems(record: Mapping) -> list[tuple[str, str]]:
     def found(validator, value, prefix: str):
         for error in sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
             path = "/".join(str(p) for p in error.absolute_path)
-            yield ("/".join(x for x in (prefix, path) if x) or "(record)"), error.message
+            yield ("/".join(x for x in (prefix, path) if x) or "(record)"), schema_message(error)
 
     problems = list(found(header, record, ""))
     events = record.get("events")

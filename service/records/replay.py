@@ -12,11 +12,29 @@ cause is reported with its index and the rule broken.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event
+
+
+def plain(value: Any) -> str:
+    """A recorded value as a sentence shows it (a person reads these, so never Python's
+    repr): a string bare, a list of cards "2D 4C 7H", a list of melds "[7C 7D 7H] [AS 2S 3S]",
+    null, true and false as JSON writes them, an object as compact JSON."""
+    if isinstance(value, str):
+        return value if value else '""'
+    if isinstance(value, list):
+        if not value:
+            return "none"
+        if all(isinstance(v, list) for v in value):
+            return " ".join(f"[{plain(v)}]" for v in value)
+        return " ".join(plain(v) for v in value) if all(isinstance(v, str) for v in value) else ", ".join(plain(v) for v in value)
+    if isinstance(value, (dict, bool)) or value is None:
+        return json.dumps(value, separators=(", ", ": "))
+    return str(value)
 
 
 class ReplayError(ValueError):
@@ -108,7 +126,7 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False, co
         command = command_for(event, state)
         if command is None:
             raise ReplayError(
-                i, "unexpected_event", f"{event.get('type')!r} cannot happen here: nothing the players did causes it"
+                i, "unexpected_event", f"{plain(event.get('type'))} cannot happen here: nothing the players did causes it"
             )
         if computer is not None and _by_computer(command, state):
             _check_computer_move(i, events, state, command, computer)
@@ -122,7 +140,7 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False, co
         for k, expected in enumerate(produced):
             j = i + k
             if j >= len(events):
-                raise ReplayError(j, "missing_event", f"the play requires a {expected.type!r} event here")
+                raise ReplayError(j, "missing_event", f"the play requires a {expected.type} event here")
             _compare(j, events[j], expected)
             state = fold([expected], state)
             if states is not None:
@@ -173,14 +191,14 @@ SEAT_MOVES = {"pass", "draw", "discard", "knock", "gin", "defend"}
 def _compare(index: int, recorded: Mapping[str, Any], expected: Event) -> None:
     if recorded.get("type") != expected.type:
         raise ReplayError(
-            index, "unexpected_event", f"the play requires a {expected.type!r} event here, not {recorded.get('type')!r}"
+            index, "unexpected_event", f"the play requires a {expected.type} event here, not {plain(recorded.get('type'))}"
         )
     data = recorded.get("data")
     if data == expected.data:
         return
     wrong = sorted(k for k in set(data) | set(expected.data) if data.get(k) != expected.data.get(k))
     rule = RULE_OF_FIELD.get((expected.type, wrong[0]), "does_not_follow")
-    detail = ", ".join(f"{k}: recorded {data.get(k)!r}, the play gives {expected.data.get(k)!r}" for k in wrong[:3])
+    detail = "; ".join(f"{k}: recorded {plain(data.get(k))}, the play gives {plain(expected.data.get(k))}" for k in wrong[:3])
     raise ReplayError(index, rule, f"{expected.type} does not follow from the play ({detail})")
 
 

@@ -26,7 +26,7 @@ export function playText(play, top = null) {
   return `discard ${pretty(play.card)}`;
 }
 
-const byRank = (a, b) => rankOf(a) - rankOf(b) || SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]);
+export const byRank = (a, b) => rankOf(a) - rankOf(b) || SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]);
 const bySuit = (a, b) => SUIT_ORDER.indexOf(a[1]) - SUIT_ORDER.indexOf(b[1]) || rankOf(a) - rankOf(b);
 
 // A card face (a button when it can be played, a span otherwise).
@@ -88,8 +88,9 @@ export function handElement(hand, melds, mode, makeCard = (c) => cardElement(c))
 }
 
 // The lowest-deadwood arrangement of a few cards.  The service computes it for every
-// hand it serves; the client needs its own only to preview "discard X leaves N" (the
-// view gives the deadwood of all eleven cards) and to lay out a replayed position.
+// hand it serves; the client needs its own to preview "discard X leaves N" (the view
+// gives the deadwood of all eleven cards), to lay out a replayed position, and to open
+// the knocker's arrangement step with the best melds of the ten cards kept.
 function candidates(cards) {
   const out = [];
   const ranks = new Map();
@@ -109,17 +110,21 @@ function candidates(cards) {
   return out;
 }
 
-export function bestMelds(cards) {
+// Every choice of non-overlapping candidate melds with the most melded (so the least
+// deadwood), at most `limit` of them.
+function lowest(cards, limit) {
   const index = new Map(cards.map((c, i) => [c, i]));
   const cands = candidates(cards).map((m) => ({
     cards: m,
     mask: m.reduce((acc, c) => acc | (1 << index.get(c)), 0),
     value: m.reduce((acc, c) => acc + valueOf(c), 0),
   }));
-  let best = { value: 0, chosen: [] };
+  let best = -1;
+  let found = [];
   const chosen = [];
   (function search(start, used, value) {
-    if (value > best.value) best = { value, chosen: [...chosen] };
+    if (value > best) [best, found] = [value, []];
+    if (value === best && found.length < limit) found.push([...chosen]);
     for (let i = start; i < cands.length; i++) {
       if (cands[i].mask & used) continue;
       chosen.push(cands[i].cards);
@@ -127,7 +132,33 @@ export function bestMelds(cards) {
       chosen.pop();
     }
   })(0, 0, 0);
-  const melded = new Set(best.chosen.flat());
-  const loose = cards.filter((c) => !melded.has(c)).sort(byRank);
-  return { melds: best.chosen, deadwood_cards: loose, deadwood: loose.reduce((a, c) => a + valueOf(c), 0) };
+  return found;
 }
+
+export function bestMelds(cards) {
+  const [melds] = lowest(cards, 1);
+  const melded = new Set(melds.flat());
+  const loose = cards.filter((c) => !melded.has(c)).sort(byRank);
+  return { melds, deadwood_cards: loose, deadwood: deadwoodOf(loose) };
+}
+
+// The arrangements of the least deadwood (up to `limit`): more than one, and the knocker
+// has a choice to make even where the rules allow only the least deadwood.
+export const lowestArrangements = (cards, limit = 12) => lowest(cards, limit);
+
+// --- single melds, as the rules define them (a person lays them out by hand) ----------
+
+export const deadwoodOf = (cards) => cards.reduce((a, c) => a + valueOf(c), 0);
+
+// "set" (3 or 4 cards of one rank), "run" (3 or more in a row in one suit; the ace is
+// low only, so Q-K-A is no run), or null.
+export function meldKind(cards) {
+  if (cards.length < 3 || new Set(cards).size !== cards.length) return null;
+  if (cards.every((c) => c[0] === cards[0][0])) return cards.length <= 4 ? "set" : null;
+  if (!cards.every((c) => c[1] === cards[0][1])) return null;
+  const ranks = cards.map(rankOf).sort((a, b) => a - b);
+  return ranks.every((r, i) => i === 0 || r === ranks[i - 1] + 1) ? "run" : null;
+}
+
+// A meld's cards in the order they are laid out: a run by rank, a set by suit.
+export const orderMeld = (cards) => [...cards].sort(byRank);

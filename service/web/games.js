@@ -130,7 +130,7 @@ export function mountGames(root) {
     const oppName =
       opp.kind === "human" && opp.player
         ? h("a.opponent-link", { href: `#/players/${opp.player}` }, opp.name)
-        : h("span", {}, opp.kind === "open" ? "a player yet to join" : opponentLabel(opp));
+        : h("span", {}, opp.kind === "open" ? "a player yet to join" : seatLabel(opp));
     const mine = m.scores[m.seat];
     const theirs = m.scores[1 - m.seat];
     const where = [];
@@ -171,11 +171,6 @@ export function mountGames(root) {
     if (m.end_reason === "resigned") return won ? `${other} resigned: you won` : "you resigned";
     if (m.end_reason === "timeout") return won ? `${other} ran out of time: you won` : "you ran out of time";
     return won ? `you won ${mine}–${theirs}` : `${other} won ${theirs}–${mine}`;
-  }
-
-  // The computer's default name already says its level ("Computer (medium)").
-  function opponentLabel(opp) {
-    return opp.kind === "computer" && opp.name && opp.name.endsWith(`(${opp.level})`) ? opp.name : seatLabel(opp);
   }
 
   // The clocks, every second, without asking the service.

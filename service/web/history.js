@@ -123,8 +123,11 @@ export function mountHistory(root) {
       }
       if (code === 201 || known) load();
     } catch (err) {
-      const at = err.problem && err.problem.index !== undefined ? ` (event ${err.problem.index})` : "";
-      toast(`Import refused: ${problemText(err)}${at}`, "error");
+      // The service's detail names the event it refuses (events[3] (seq 4), or its path
+      // events/3/...): named once, unless it does not.
+      const p = err.problem || {};
+      const named = p.index === undefined || [`events[${p.index}]`, `events/${p.index}`].some((x) => (p.detail || "").includes(x));
+      toast(`Import refused: ${problemText(err)}${named ? "" : ` (event seq ${p.seq})`}`, "error");
     }
   }
 

@@ -1,7 +1,7 @@
 // A finished hand: both arrangements (melds, layoffs, deadwood) and the points.
 // `hand` is a view's last_hand ({result, winner, points, knock, defense, hands}).
 
-import { bestMelds, cardElement, valueOf } from "./cards.js";
+import { bestMelds, cardElement } from "./cards.js";
 import { h, says } from "./ui.js";
 
 function cardsRow(cards, cls = "") {
@@ -79,5 +79,3 @@ export function resultElement(hand, names, rules) {
     h("p.points", {}, line),
   );
 }
-
-export const deadwoodOf = (cards) => cards.reduce((a, c) => a + valueOf(c), 0);

@@ -3,6 +3,12 @@
 // match's event stream; in a two-people-on-one-device match the hand is hidden between
 // turns until the next player reveals it.
 //
+// Knock opens an arrangement step when the knocker has a choice of melds (any legal
+// arrangement under knocker_arranges, else when more than one leaves the least
+// deadwood): it opens with the best melds made, so one more click knocks; the knock
+// then carries the melds shown.  Gin never asks: nothing is laid off on Gin, so its
+// arrangement cannot matter.
+//
 // A match against a friend on another device first waits for them (the invite page,
 // following the stream until they join), then shows whether they follow the match
 // (opponent.connected), the clock of the seat to act (a deadline, counted down here),
@@ -15,9 +21,10 @@
 // then the view's.
 
 import { ApiError, api, followStream, serverNow } from "./api.js";
-import { bestMelds, cardBack, cardElement, cardName, handElement, playText, pretty } from "./cards.js";
+import { arrangement, benchElement, breakMeld, looseCards, makeMeld, pick, sameMelds } from "./arrange.js";
+import { bestMelds, cardBack, cardElement, cardName, cardsText, deadwoodOf, handElement, lowestArrangements, meldKind, playText, pretty } from "./cards.js";
 import { countChanged } from "./header.js";
-import { deadwoodOf, resultElement } from "./result.js";
+import { resultElement } from "./result.js";
 import { currentPlayer, holds, pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
 import { clockText, copyField, downloadText, endText, h, matchLength, problemText, remainingText, says, seatLabel, toast } from "./ui.js";
 
@@ -59,6 +66,8 @@ export function mountTable(root, id) {
     finishedSeen: null, // when this page saw the match finished (to stop asking for a rematch)
     coach: null, // the hint asked for ({seat, version, action, reason} or {seat, version, refused}): shown at that version only
     asking: false, // a hint is on its way
+    arrange: null, // the knocker's arrangement step ({version, action, least, ...arrangement, error})
+    defend: null, // the defender's choice ({version, seat, ...arrangement of the hand, layoffs, error})
   };
   const token = (seat) => (bySeat ? entry.tokens[seat] : me.token);
   const el = h("div.table#table");
@@ -91,6 +100,9 @@ export function mountTable(root, id) {
       S.drawn = null;
     }
     S.previousHand = view.hand;
+    // A choice of melds belongs to the position it was made at.
+    if (S.arrange && (S.arrange.version !== view.version || S.arrange.seat !== view.seat || view.phase !== "discard")) S.arrange = null;
+    if (S.defend && (S.defend.version !== view.version || S.defend.seat !== view.seat)) S.defend = null;
     S.view = view;
     if (hotseat && S.shown !== null && view.turn !== S.shown) S.shown = null;
     if (S.selected && !view.hand.includes(S.selected)) S.selected = null;
@@ -147,7 +159,8 @@ export function mountTable(root, id) {
 
   // `retry`: a resignation, a timeout claim or calling off do not depend on the cards,
   // so when the table changed in the meantime they are sent again if still legal.
-  async function act(action, { retry = false } = {}) {
+  // `refused(text)`: told the service's reason when it refuses the action.
+  async function act(action, { retry = false, refused = null } = {}) {
     if (S.busy || !S.view) return;
     const seat = S.view.seat;
     S.busy = true;
@@ -170,6 +183,7 @@ export function mountTable(root, id) {
         toast("The table changed in the meantime: here it is as it is now.", "info");
       } else {
         toast(problemText(err), "error");
+        if (refused) refused(problemText(err));
       }
       S.busy = false;
       await refresh();
@@ -219,6 +233,8 @@ export function mountTable(root, id) {
     el.classList.toggle("busy", S.busy);
     const active = document.activeElement;
     const handHadFocus = Boolean(active && active.closest && active.closest("#hand"));
+    // In a step of melds: the same button, or the same card, keeps the focus.
+    const stepFocus = active && active.closest && active.closest("#arrange, #defense") ? (active.id ? `#${active.id}` : active.dataset.card ? `[data-card="${active.dataset.card}"]` : null) : null;
     const names = v.seats.map((s) => s.name);
     if (v.status === "waiting") {
       el.replaceChildren(waitingPanel(v, names));
@@ -231,21 +247,26 @@ export function mountTable(root, id) {
     const main = [];
     let handShown = false;
     const newResult = v.last_hand && v.last_hand.hand > S.resultSeen;
-    if (newResult || v.status === "finished") main.push(resultPanel(v, names));
+    const showingResult = newResult || v.status === "finished";
+    if (showingResult) main.push(resultPanel(v, names));
     else if (hotseat && (S.shown === null || S.shown !== v.turn || v.seat !== S.shown)) main.push(cover(v, names));
     else {
       main.push(...tableParts(v, names));
       handShown = true;
     }
-    el.replaceChildren(...[scoreBar(v), matchBar(v, names, handShown), ...main].filter(Boolean));
+    el.replaceChildren(...[scoreBar(v, newResult && v.status !== "finished"), matchBar(v, names, handShown), ...main].filter(Boolean));
     if (handHadFocus) {
       const target = el.querySelector(`#hand [data-card="${S.focus}"]`) || el.querySelector("#hand .card");
       if (target) target.focus();
     }
+    if (stepFocus) el.querySelector(`#arrange ${stepFocus}, #defense ${stepFocus}`)?.focus();
   }
 
-  function scoreBar(v) {
-    const turn = v.turn;
+  // `between`: a hand's result is on screen while the next hand is already dealt: the
+  // bar is about the hand shown (its number, no one to act) until the next is shown.
+  function scoreBar(v, between) {
+    const turn = between ? null : v.turn;
+    const hand = between ? `after hand ${v.last_hand.hand}` : `hand ${v.hand_number}`;
     const opp = 1 - v.seat;
     // Whether the other player follows the match now (a live stream open): only for a
     // person on another device (null for the computer; both seats are here in hotseat),
@@ -272,7 +293,7 @@ export function mountTable(root, id) {
           i === opp ? presence : null,
         ),
       ),
-      h("span.meta", {}, `${v.rules.preset} · ${matchLength(v.rules)}${v.rules.turn_seconds ? ` · ${clockText(v.rules.turn_seconds)}` : ""} · hand ${v.hand_number}`),
+      h("span.meta#score-meta", {}, `${v.rules.preset} · ${matchLength(v.rules)}${v.rules.turn_seconds ? ` · ${clockText(v.rules.turn_seconds)}` : ""} · ${hand}`),
     );
   }
 
@@ -461,11 +482,14 @@ export function mountTable(root, id) {
       passAction ? h(`button${hinted(passAction)}#pass`, { type: "button", onclick: () => act(passAction), disabled: S.busy }, "Pass") : null,
     );
 
-    const status = h("p.status#status", { role: "status" }, statusText(v, names, { stockAction, pileAction }));
-    const coach = coachPart(v);
+    const arranging = Boolean(S.arrange) && v.phase === "discard" && myTurn;
+    const status = h("p.status#status", { role: "status" }, arranging ? "Lay out your melds, then knock." : statusText(v, names, { stockAction, pileAction }));
+    const coach = arranging ? null : coachPart(v);
     const log = S.log.length ? h("ul.log", {}, S.log.map((l) => h("li", {}, l))) : null;
     const defense = v.phase === "defense" && myTurn ? defensePanel(v, names) : null;
-    return [oppEl, piles, status, coach, log, defense, handPanel(v, names, find)].filter(Boolean);
+    // Arranging or defending, the step holds the cards: the hand is not shown twice.
+    const mine = arranging ? arrangePanel(v) : defense ? null : handPanel(v, names, find);
+    return [oppEl, piles, status, coach, log, defense, mine].filter(Boolean);
   }
 
   // --- the coach: a hint for the seat to act -------------------------------------------
@@ -551,7 +575,7 @@ export function mountTable(root, id) {
       if (v.no_return) return `You took ${pretty(v.no_return)} from the pile: it cannot go back this turn. Choose a card to discard.`;
       return "Choose a card to discard: click it once to select, again to discard.";
     }
-    if (v.phase === "defense") return `${names[v.knock.seat]} knocked: confirm your defense.`;
+    if (v.phase === "defense") return `${names[v.knock.seat]} knocked: choose your melds and layoffs, then confirm your defense.`;
     return "";
   }
 
@@ -564,7 +588,14 @@ export function mountTable(root, id) {
       const c = cardElement(card, { button: true });
       c.tabIndex = card === (S.focus || S.selected) ? 0 : -1;
       if (card === sel) c.classList.add("selected"), c.setAttribute("aria-pressed", "true");
-      if (card === S.drawn) c.classList.add("drawn");
+      let label = cardName(card);
+      if (card === S.drawn) {
+        // The ring says which card came in; the tag and the label say so in words.
+        c.classList.add("drawn");
+        c.title = "The card you just drew";
+        c.append(h("span.drawn-tag", { "aria-hidden": "true" }, "just drawn"));
+        label += ", just drawn";
+      }
       if (card === v.no_return && discarding) {
         c.classList.add("no-return");
         c.setAttribute("aria-disabled", "true");
@@ -573,9 +604,10 @@ export function mountTable(root, id) {
       }
       if (discarding && coach && coach.action && coach.action.card === card) {
         c.classList.add("hinted");
-        c.setAttribute("aria-label", `${cardName(card)} (the hint)`);
         c.append(h("span.hint-tag", { "aria-hidden": "true" }, "hint"));
+        label += " (the hint)";
       }
+      c.setAttribute("aria-label", label);
       if (discarding && enders.has(card)) {
         c.classList.add("can-end");
         c.append(h("span.badge", { title: enders.get(card).type === "gin" ? "discard it to go Gin" : "discard it to knock" }, enders.get(card).type === "gin" ? "G" : "K"));
@@ -627,7 +659,7 @@ export function mountTable(root, id) {
         "div.acts",
         { hidden: !(v.turn === v.seat && (v.phase === "draw" || v.phase === "discard")) },
         h("button#discard", { type: "button", disabled: !discardA || S.busy, onclick: () => act(discardA) }, "Discard"),
-        h("button.knock#knock", { type: "button", disabled: !knockA || S.busy, onclick: () => act(knockA) }, "Knock"),
+        h("button.knock#knock", { type: "button", disabled: !knockA || S.busy, onclick: () => knockPressed(knockA) }, "Knock"),
         h("button.gin#gin", { type: "button", disabled: !ginA || S.busy, onclick: () => act(ginA) }, "Gin"),
       ),
     );
@@ -711,49 +743,201 @@ export function mountTable(root, id) {
   }
   document.addEventListener("keydown", tableKeys);
 
+  // --- the knocker's arrangement step ------------------------------------------------
+
+  // Knock pressed with a card chosen: straight to the service when the melds leave no
+  // choice, else the step, opened with the best melds made.
+  function knockPressed(action) {
+    const v = S.view;
+    const kept = v.hand.filter((c) => c !== action.card);
+    const best = bestMelds(kept);
+    if (!v.rules.knocker_arranges && lowestArrangements(kept, 2).length < 2) {
+      act(action);
+      return;
+    }
+    S.arrange = { version: v.version, seat: v.seat, action, least: best.deadwood, suggested: best.melds, error: null, ...arrangement(kept, best.melds) };
+    render();
+    el.querySelector("#confirm-knock")?.focus();
+  }
+
+  function arrangePanel(v) {
+    const A = S.arrange;
+    const loose = looseCards(A);
+    const deadwood = deadwoodOf(loose);
+    const limit = v.rules.knock_limit;
+    const free = v.rules.knocker_arranges;
+    let verdict = null;
+    if (deadwood > limit) verdict = `That is over the knock limit of ${limit}: make melds of more cards to knock.`;
+    else if (!free && deadwood > A.least) verdict = `Under these rules you lay out an arrangement of your least deadwood, ${A.least}.`;
+    const changed = (fn) => (...args) => {
+      const said = fn(...args);
+      if (said) toast(said, "error");
+      A.error = null;
+      render();
+    };
+    return h(
+      "section.panel.arrange#arrange",
+      { "aria-label": "Lay out your melds" },
+      h("h2", {}, `Knock, discarding ${pretty(A.action.card)}: lay out your melds`),
+      h(
+        "p.hint",
+        {},
+        free
+          ? `Lay out any melds you like, as long as your deadwood stays within the knock limit (${limit}): the other player may lay off cards onto them. Your least deadwood is made already.`
+          : `Your cards make more than one arrangement with your least deadwood (${A.least}): choose the one the other player can lay off least onto.`,
+        " Break a meld to free its cards, pick loose cards and Make meld; or let the service choose: of your arrangements of the least deadwood, it lays out the one that leaves the other player the most deadwood.",
+      ),
+      benchElement(A, { onPick: changed((c) => pick(A, c)), onMake: changed(() => makeMeld(A)), onBreak: changed((i) => breakMeld(A, i)), label: "Your ten cards" }),
+      h(
+        "p.arrange-count",
+        {},
+        "Deadwood ",
+        h("b#arrange-deadwood", {}, String(deadwood)),
+        ` (the knock limit is ${limit})`,
+        loose.length ? `: ${cardsText(loose)}` : ": none, Gin",
+        ". ",
+        verdict ? h("span.over#arrange-verdict", {}, verdict) : null,
+      ),
+      A.error ? h("p.error#arrange-error", { role: "alert" }, `Refused: ${A.error}`) : null,
+      h(
+        "div.actions",
+        {},
+        h(
+          "button.knock#confirm-knock",
+          { type: "button", disabled: Boolean(verdict) || S.busy, onclick: () => knockWith(A) },
+          deadwood === 0 ? "Go Gin" : verdict ? "Knock" : `Knock with ${deadwood}`,
+        ),
+        h("button#arrange-auto", { type: "button", disabled: S.busy, title: "The service, which knows both hands, lays out the arrangement of your least deadwood that leaves the other player the most deadwood", onclick: () => act(A.action) }, "Let the service choose"),
+        h("button#arrange-best", { type: "button", disabled: sameMelds(A.melds, A.suggested), onclick: changed(() => void Object.assign(A, arrangement(A.cards, A.suggested))) }, "Best melds"),
+        h("button#arrange-cancel", { type: "button", onclick: () => ((S.arrange = null), render()) }, "Back"),
+      ),
+    );
+  }
+
+  // The knock carries the melds shown (all ten melded is Gin, whatever the button said).
+  function knockWith(A) {
+    const action = { type: "knock", card: A.action.card, melds: A.melds.map((m) => [...m]) };
+    act(action, { refused: (text) => S.arrange === A && (A.error = text) });
+  }
+
   // --- the defense step ----------------------------------------------------------------
+
+  // The defender's own melds and layoffs, opened with the suggested best defense; the
+  // person may break and make melds and lay loose cards off onto the knocker's melds
+  // (each knocker's meld with what is laid off onto it must stay one legal meld; the
+  // service puts the layoffs in the order they can be made, chains included).
+  function defenseChoice(v) {
+    const suggestion = v.legal_actions.find((a) => a.type === "defend");
+    if (!S.defend) {
+      S.defend = { version: v.version, seat: v.seat, suggestion, error: null, ...arrangement(v.hand, suggestion.melds), layoffs: suggestion.layoffs.map((x) => ({ ...x })) };
+    }
+    return S.defend;
+  }
+
+  function layOff(D, knock, meld) {
+    const onto = [...knock.melds[meld], ...D.layoffs.filter((x) => x.meld === meld).map((x) => x.card)];
+    if (!D.picked.length) return "Pick a loose card of yours first, then the meld to lay it off onto.";
+    if (!meldKind([...onto, ...D.picked])) {
+      return `${cardsText(D.picked)} cannot be laid off onto ${cardsText(onto)}: a run grows only at its ends, a set only to four cards.`;
+    }
+    D.layoffs.push(...D.picked.map((card) => ({ card, meld })));
+    D.picked = [];
+    return null;
+  }
+
+  // A card laid off comes back; so do the cards of the same meld that were laid off
+  // beyond it (9♠ after 8♠ onto 5-6-7♠).
+  function takeBack(D, knock, card) {
+    const x = D.layoffs.find((y) => y.card === card);
+    D.layoffs = D.layoffs.filter((y) => y !== x);
+    const rest = D.layoffs.filter((y) => y.meld === x.meld).map((y) => y.card);
+    if (rest.length && !meldKind([...knock.melds[x.meld], ...rest])) {
+      D.layoffs = D.layoffs.filter((y) => y.meld !== x.meld);
+      return `${cardsText(rest)} came back too: laid off beyond ${pretty(card)}.`;
+    }
+    return null;
+  }
 
   function defensePanel(v, names) {
     const knock = v.knock;
-    // The suggested best defense, sent whole (melds and layoffs): what is shown is what
-    // is played.  (A defend with layoffs alone would keep the best melds of the rest.)
-    const action = v.legal_actions.find((a) => a.type === "defend");
-    const used = new Set([...action.melds.flat(), ...action.layoffs.map((x) => x.card)]);
-    const left = v.hand.filter((c) => !used.has(c));
+    const D = defenseChoice(v);
+    const laidOff = D.layoffs.map((x) => x.card);
+    const left = looseCards(D, laidOff);
     const mine = deadwoodOf(left);
     const outcome =
       mine <= knock.deadwood
         ? `Undercut: you score ${knock.deadwood - mine} + ${v.rules.undercut_bonus}.`
         : `${says(names[knock.seat], "scores")} ${mine - knock.deadwood}.`;
+    const changed = (fn) => (...args) => {
+      const said = fn(...args);
+      if (said) toast(said, said.includes("came back") ? "info" : "error");
+      D.error = null;
+      render();
+    };
     const knockerMelds = h(
       "div.laid",
       {},
       knock.melds.map((meld, i) => {
-        const row = h(`div.row.meld.m${i}`, {}, h("span.n", {}, `${i + 1}`), meld.map((c) => cardElement(c, { small: true })));
-        for (const x of action.layoffs.filter((y) => y.meld === i)) {
-          const c = cardElement(x.card, { small: true });
-          c.classList.add("laidoff");
-          row.append(c);
-        }
+        const onto = D.layoffs.filter((y) => y.meld === i).map((y) => y.card);
+        const fits = D.picked.length > 0 && Boolean(meldKind([...meld, ...onto, ...D.picked]));
+        const row = h(
+          `div.row.meld.target.m${i % 4}${fits ? ".fits" : ""}`,
+          // The whole row takes the cards picked (its button says so, for the keyboard).
+          { dataset: { meld: i }, onclick: (e) => !e.target.closest("button") && D.picked.length && changed(() => layOff(D, knock, i))() },
+          h("span.n", {}, `${i + 1}`),
+          meld.map((c) => cardElement(c, { small: true })),
+          onto.map((c) => {
+            const b = cardElement(c, { button: true, small: true });
+            b.classList.add("laidoff");
+            b.title = "Laid off: click to take it back";
+            b.setAttribute("aria-label", `${cardName(c)}, laid off onto meld ${i + 1}: take it back`);
+            b.addEventListener("click", changed(() => takeBack(D, knock, c)));
+            return b;
+          }),
+          h(
+            "button.lay-here",
+            { type: "button", id: `lay-off-${i}`, disabled: !fits || S.busy, onclick: changed(() => layOff(D, knock, i)), "aria-label": `Lay off the cards picked onto meld ${i + 1}` },
+            D.picked.length ? `Lay off ${cardsText(D.picked)} here` : "Lay off here",
+          ),
+        );
         return row;
       }),
     );
+    const layoffsKey = (layoffs) => layoffs.map((x) => `${x.card}>${x.meld}`).sort().join(" ");
+    const asSuggested = sameMelds(D.melds, D.suggestion.melds) && layoffsKey(D.layoffs) === layoffsKey(D.suggestion.layoffs);
     return h(
       "section.panel.defense#defense",
       { "aria-label": "Defense" },
       h("h2", {}, `${says(names[knock.seat], "knocks")} with ${knock.deadwood} (discarded ${pretty(knock.card)})`),
-      h("p", {}, `${names[knock.seat]}'s melds, with your suggested layoffs:`),
+      h("p", {}, `${names[knock.seat]}'s melds${D.layoffs.length ? ", with your layoffs" : ""}: pick loose cards of yours, then Lay off here (click a card laid off to take it back).`),
       knockerMelds,
-      h("p", {}, "Your melds: ", action.melds.length ? action.melds.map((m) => m.map(pretty).join(" ")).join("  ·  ") : "none"),
+      h("h3", {}, "Your melds"),
+      benchElement(D, { aside: laidOff, onPick: changed((c) => pick(D, c)), onMake: changed(() => makeMeld(D)), onBreak: changed((i) => breakMeld(D, i)), label: "Your cards", layOff: true }),
       h(
-        "p",
+        "p.defense-count",
         {},
-        "Lay off: ",
-        action.layoffs.length ? action.layoffs.map((x) => `${pretty(x.card)} onto meld ${x.meld + 1}`).join(", ") : "nothing fits",
+        "Your deadwood after the layoffs: ",
+        h("b#defense-deadwood", {}, String(mine)),
+        left.length ? ` (${cardsText(left)})` : "",
+        ". ",
+        outcome,
+        asSuggested ? h("span.hint", {}, " This is the suggested best defense.") : null,
       ),
-      h("p", {}, "Your deadwood after the layoffs: ", h("b#defense-deadwood", {}, String(mine)), left.length ? ` (${left.map(pretty).join(" ")})` : "", ". ", outcome),
-      h("button.primary#confirm-defense", { type: "button", disabled: S.busy, onclick: () => act(action) }, "Confirm defense"),
+      D.error ? h("p.error#defense-error", { role: "alert" }, `Refused: ${D.error}`) : null,
+      h(
+        "div.actions",
+        {},
+        h("button.primary#confirm-defense", { type: "button", disabled: S.busy, onclick: () => defendWith(D) }, "Confirm defense"),
+        h("button#defense-suggestion", { type: "button", disabled: asSuggested || S.busy, onclick: () => ((S.defend = null), render()) }, "Use the suggestion"),
+      ),
     );
+  }
+
+  // The defense sent whole, melds and layoffs: what is shown is what is played.  (A
+  // defend with layoffs alone would keep the best melds of the rest.)
+  function defendWith(D) {
+    const action = { type: "defend", melds: D.melds.map((m) => [...m]), layoffs: D.layoffs.map((x) => ({ card: x.card, meld: x.meld })) };
+    act(action, { refused: (text) => S.defend === D && (D.error = text) });
   }
 
   // --- the hand result ---------------------------------------------------------------

@@ -68,7 +68,9 @@ export function problemText(err) {
 export function seatLabel(seat) {
   if (!seat) return "";
   if (seat.kind === "open") return "(open seat)";
-  return seat.kind === "computer" ? `${seat.name} (${seat.level})` : seat.name;
+  // A computer's default name says its level already: "Computer (hard)".
+  if (seat.kind === "computer" && !String(seat.name).endsWith(`(${seat.level})`)) return `${seat.name} (${seat.level})`;
+  return seat.name;
 }
 
 export function downloadText(filename, text) {

@@ -7,8 +7,10 @@ shows a knock to make, then photographs the table, the hand result and the repla
 viewer; then the coach: a hint at the table, and the replay of a carelessly played hand
 with each decision marked; then two people on two devices: the invite page, the lobby, the join page and
 the table of a match played online under a clock; then players: My games, the profile
-and the leaderboard of a few players with rated matches (made through the API) -- each
-at a desktop width and at a phone width.  ``--database-url`` is a server's
+and the leaderboard of a few players with rated matches (made through the API); then
+laying out melds by hand, on a fixed deal between two people on one device: the
+knocker's arrangement step and the defender's choice of layoffs -- each at a desktop
+width and at a phone width.  ``--database-url`` is a server's
 admin URL (a scratch database is created and dropped); without it an embedded server
 is started.
 """
@@ -25,7 +27,7 @@ from service.store.database import temporary_server
 from service.store.migrate import scratch_database
 
 from .conftest import make_app
-from .support import Client, api, chromium, play_carelessly, serving
+from .support import KNOCK_DEAL, Client, FixedDeals, api, chromium, play_carelessly, serving
 
 OUT = Path(__file__).parents[2] / "service" / "web" / "screenshots"
 SIZES = {"desktop": {"width": 1000, "height": 820}, "phone": {"width": 390, "height": 844}}
@@ -68,7 +70,7 @@ def shoot(browser, base: str, out: Path, size: str) -> None:
     client.click_card(card)
     page.mouse.move(0, 0)
     page.screenshot(path=str(out / f"table-{size}.png"), full_page=True)
-    page.click("#knock")
+    client.end_hand("knock")
     page.wait_for_selector("#result")
     page.screenshot(path=str(out / f"result-{size}.png"), full_page=True)
     page.click("#replay-link")
@@ -232,26 +234,61 @@ def shoot_players(browser, base: str, out: Path, size: str, ann: dict) -> None:
     context.close()
 
 
+def shoot_arrange(browser, app, base: str, out: Path, size: str) -> None:
+    """Under bonus-20-10, Ann knocks: the step opened, her run broken and three of its
+    cards picked to make a meld again; then Bob's defense, his 7♠ taken back and picked,
+    both of Ann's melds offering to take it."""
+    matches = app.extensions["gin_rummy"].matches
+    previous, matches.deal_rng = matches.deal_rng, FixedDeals(KNOCK_DEAL)
+    context = browser.new_context(viewport=SIZES[size], device_scale_factor=1)
+    client = Client(context.new_page(), base)
+    page = client.page
+    client.start_hotseat("bonus-20-10")
+    client.draw("#pile")
+    client.click_card("KS")
+    page.click("#knock")
+    page.click('#arrange .bench-meld:has([data-card="3S"]) button.break')
+    for card in ("4S", "5S", "6S"):
+        page.click(f'#arrange .bench-loose [data-card="{card}"]')
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"arrange-{size}.png"), full_page=True)
+    page.click("#make-meld")
+    page.click("#confirm-knock")
+    matches.deal_rng = previous
+    page.click("#reveal")
+    page.wait_for_selector("#defense")
+    page.click('#defense .laidoff[data-card="7S"]')
+    page.click('#defense .bench-loose [data-card="7S"]')
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(out / f"defend-{size}.png"), full_page=True)
+    assert not client.errors, client.errors
+    context.close()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--database-url", help="a PostgreSQL server's admin URL (default: an embedded server)")
-    parser.add_argument("--only", choices=("table", "coach", "online", "players"), action="append", help="only these screenshots (repeatable; default: all)")
+    parser.add_argument("--only", choices=("table", "coach", "online", "players", "arrange"), action="append", help="only these screenshots (repeatable; default: all)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    only = set(args.only or ("table", "coach", "online", "players"))
-    with database(args.database_url) as store, serving(make_app(store)) as base, chromium() as browser:
-        seed_lobby(base)
-        ann = seed_players(base) if "players" in only else None
-        for size in SIZES:
-            if "table" in only:
-                shoot(browser, base, args.out, size)
-            if "coach" in only:
-                shoot_coach(browser, base, args.out, size)
-            if "online" in only:
-                shoot_online(browser, base, args.out, size)
-            if "players" in only:
-                shoot_players(browser, base, args.out, size, ann)
+    only = set(args.only or ("table", "coach", "online", "players", "arrange"))
+    with database(args.database_url) as store:
+        app = make_app(store)
+        with serving(app) as base, chromium() as browser:
+            seed_lobby(base)
+            ann = seed_players(base) if "players" in only else None
+            for size in SIZES:
+                if "table" in only:
+                    shoot(browser, base, args.out, size)
+                if "coach" in only:
+                    shoot_coach(browser, base, args.out, size)
+                if "online" in only:
+                    shoot_online(browser, base, args.out, size)
+                if "players" in only:
+                    shoot_players(browser, base, args.out, size, ann)
+                if "arrange" in only:
+                    shoot_arrange(browser, app, base, args.out, size)
     for path in sorted(args.out.glob("*.png")):
         print(path)
     return 0

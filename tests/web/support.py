@@ -10,6 +10,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import random
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -64,6 +65,41 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+class FixedDeals(random.Random):
+    """A deal generator for the service (``MatchService.deal_rng``) that deals these decks
+    in turn, then shuffles as usual: a test knows the cards.  A deal gives the starter
+    ``deck[0:10]``, the other seat ``deck[10:20]``, turns up ``deck[20]``."""
+
+    def __init__(self, *decks: list[str]):
+        super().__init__("fixed deals")
+        self.decks = [list(d) for d in decks]
+
+    def shuffle(self, x) -> None:
+        if self.decks:
+            deck = self.decks.pop(0)
+            assert sorted(deck) == sorted(x), "a fixed deck holds the 52 cards once each"
+            x[:] = deck
+        else:
+            super().shuffle(x)
+
+
+def full_deck(*cards: str) -> list[str]:
+    """These cards first, then the rest of the deck in a fixed order."""
+    from service.engine.cards import DECK
+
+    return list(cards) + [c for c in DECK if c not in cards]
+
+
+#: A deal where the starter (Ann) takes the upcard 4♥ and may knock discarding K♠:
+#: 7♣ 7♦ 7♥ and 3♠ 4♠ 5♠ 6♠ leave A♣ 2♦ 4♥, 7 deadwood.  Bob holds 7♠, which fits both
+#: of those melds (a fourth 7, or the run's next card), K♣ K♦ K♥ and 9♦ 10♦ J♦.
+KNOCK_DEAL = full_deck(
+    "3S", "4S", "5S", "6S", "7H", "7D", "7C", "AC", "2D", "KS",  # Ann, the starter
+    "KC", "KD", "KH", "9D", "TD", "JD", "7S", "2H", "5C", "8C",  # Bob
+    "4H",  # the upcard
+)
 
 
 def pretty(card: str) -> str:
@@ -205,6 +241,18 @@ class Client:
             arg=version,
         )
 
+    def start_hotseat(self, preset: str = "classic", single: bool = True) -> None:
+        """A new match between Ann and Bob on this device, with Ann's hand revealed."""
+        self.new_match(preset=preset, single=single, opponent="hotseat", names=("Ann", "Bob"))
+        self.page.click("#reveal")
+        self.page.wait_for_selector("#hand .card")
+
+    def draw(self, source: str = "#stock") -> None:
+        """Click the stock (or ``#pile``) and wait until the page shows the draw."""
+        version = self.page.get_attribute("#table", "data-version")
+        self.page.click(source)
+        self.wait_for_change(version)
+
     def keep_seat(self, match_id: str, tokens: dict, **entry) -> None:
         """Give this browser seat tokens of a match made through the API, as the page
         keeps those it makes itself (saved.js)."""
@@ -234,6 +282,13 @@ class Client:
     def click_card(self, card: str) -> None:
         self.page.click(f'#hand [data-card="{card}"]')
 
+    def end_hand(self, kind: str) -> None:
+        """Press Knock or Gin (a card chosen); where the arrangement step opens, knock
+        with the melds it suggests."""
+        self.page.click(f"#{kind}")
+        if self.page.locator("#arrange").count():
+            self.page.click("#confirm-knock")
+
     def play_turn(self) -> None:
         """One legal move through the page: pass the upcard, draw from the stock, knock or
         go Gin when the page allows it, otherwise discard; confirm a defense."""
@@ -250,7 +305,7 @@ class Client:
             enders = page.locator("#hand .card.can-end")
             if enders.count():
                 self.click_card(enders.first.get_attribute("data-card"))
-                page.click("#gin" if page.locator("#gin:not([disabled])").count() else "#knock")
+                self.end_hand("gin" if page.locator("#gin:not([disabled])").count() else "knock")
             else:
                 card = self.discard_choice()
                 self.click_card(card)  # select

@@ -70,7 +70,7 @@ def follow_with_the_mouse(client: Client, action: dict) -> None:
         if kind == "discard":
             client.click_card(action["card"])
         else:
-            page.click(f"#{kind}")
+            client.end_hand(kind)
     client.wait_for_change(version)
 
 
