@@ -64,6 +64,29 @@ def test_a_name_the_database_cannot_store_is_a_422(client, name):
     assert_problem(client.post("/matches", data=body, content_type=JSON), 422, "invalid_request")
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"seats": [{"name": "a\\u0000b"}, {"kind": "computer"}]}',    # escapes, in any case
+        '{"seats": [{"name": "\\uDBFF"}, {"kind": "computer"}]}',
+        '{"seats": [{"\\udc00": "x"}, {"kind": "computer"}]}',         # in a key
+    ],
+)
+def test_text_the_database_cannot_store_is_a_422_however_it_is_spelled(client, body):
+    assert_problem(client.post("/matches", data=body, content_type=JSON), 422, "invalid_request")
+    utf16 = body.encode("utf-16")  # JSON may come in UTF-16, whose bytes hide the escapes
+    assert_problem(client.post("/matches", data=utf16, content_type=JSON), 422, "invalid_request")
+
+
+@pytest.mark.parametrize("name", ["Ann \\ud83d\\ude00", "a\\\\u0000b"])
+def test_a_paired_surrogate_or_an_escaped_backslash_is_fine(client, name):
+    # An emoji as a surrogate pair, and a backslash followed by "u0000", are text.
+    body = '{"seats": [{"name": "%s"}, {"kind": "computer"}]}' % name
+    r = client.post("/matches", data=body, content_type=JSON)
+    assert r.status_code == 201, r.json
+    assert r.json["seats"][0]["name"] == json.loads('"%s"' % name)
+
+
 @pytest.mark.parametrize("name", ["a\x00b", "\ud800"])
 def test_a_record_the_database_cannot_store_is_a_422(client, new_match, operator, name):
     data, players = new_match({"single_hand": True, "seats": [{"name": "Ann"}, {"name": "Bob"}]})
