@@ -274,7 +274,7 @@ def import_(args: argparse.Namespace) -> int:
     from service.records.records import RecordError, import_record
 
     store = _store()
-    proceed = MatchService(store).proceed  # an unfinished match goes on to where a person acts
+    proceed = MatchService(store).autoplay  # an unfinished match goes on to where a person acts
     signer = _signer(store)
     failed = 0
     for path in args.files or ["-"]:

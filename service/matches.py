@@ -415,11 +415,6 @@ class MatchService:
         appended = self.store.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, conn=conn)
         return events[0].data, after, appended[0].seq, True
 
-    def proceed(self, match_id: uuid.UUID, state: State, events: list[Event]) -> tuple[State, list[Event]]:
-        """What is due in a match not yet stored whose whole history is ``events`` (an
-        imported record): the deal, the computer's turns, until a person must act."""
-        return self.autoplay(match_id, state, list(events))
-
     def autoplay(
         self, match_id: uuid.UUID, state: State, pending: list, start: State | None = None, conn=None,
         moves: list[str] | None = None,

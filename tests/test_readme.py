@@ -38,7 +38,7 @@ def test_it_makes_no_internal_references():
 
 def test_every_file_it_names_exists():
     named = set(re.findall(r"\]\(((?:docs|service|deploy|openapi|tests|benchmarks)/[^)#\s]+)\)", README))
-    named |= set(re.findall(r"`((?:docs|deploy|openapi|benchmarks|tests)/[\w./-]+\.\w+)`", README))
+    named |= set(re.findall(r"`((?:docs|deploy|openapi|benchmarks|tests|service)/[\w./-]+\.\w+)`", README))
     assert len(named) > 20
     missing = sorted(path for path in named if not (ROOT / path).exists())
     assert not missing, missing

@@ -9,6 +9,7 @@ from flask import Blueprint, current_app
 from service.bots import BOTS_VERSION
 from service.coach.analysis import analyse, summary
 from service.records.hands import hand_is_over, split_hands
+from service.serving import off_loop
 from service.store import ConcurrencyError
 
 from . import schemas as s
@@ -65,7 +66,7 @@ def _analysed(mid: uuid.UUID, events: list[dict], numbers: list[int], over: dict
     out = {n: memo.get((mid, n, BOTS_VERSION)) for n in numbers}
     missing = {n for n, found in out.items() if found is None}
     if missing:
-        fresh = analyse(events, str(mid), missing)
+        fresh = off_loop(analyse, events, str(mid), missing)  # seconds for a long match: not on the event loop
         for n in missing:
             out[n] = fresh.get(n, [])
             if over[n]:

@@ -85,16 +85,17 @@ def request_json(what: str = "the body"):
     return data
 
 
-#: The only ways UTF-8 JSON can spell a NUL character or a surrogate: as an escape.
-_SUSPECT_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89abcdefABCDEF])")
+#: The ways UTF-8 JSON can spell a NUL character or a surrogate: as an escape, or as a
+#: surrogate's own three bytes (ED A0..BF ..), which json.loads lets through.
+_SUSPECT = re.compile(rb"\\u(?:0000|[dD][89abcdefABCDEF])|\xed[\xa0-\xbf]")
 
 
 def _may_hold_unstorable(body: bytes) -> bool:
     """False when the body, as sent, cannot hold a string ``storable`` would refuse: JSON in
     UTF-8 (no NUL byte: a string may not hold a raw control character, and UTF-16 or -32
-    would show NUL bytes) with no ``\\u0000`` and no surrogate escape.  A scan of the bytes
-    costs far less than a walk of every string of a large document (a 2 MB record)."""
-    return b"\x00" in body or _SUSPECT_ESCAPE.search(body) is not None
+    would show NUL bytes) with no ``\\u0000``, no surrogate escape and no surrogate's bytes.
+    A scan of the bytes costs far less than a walk of every string of a large document."""
+    return b"\x00" in body or _SUSPECT.search(body) is not None
 
 
 def storable(document) -> bool:

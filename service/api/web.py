@@ -20,6 +20,7 @@ from flask import Blueprint, abort, request, send_from_directory
 from werkzeug.exceptions import MethodNotAllowed
 
 from service.api.errors import HTTP_CODES, Problem
+from service.api.matches import is_number
 
 bp = Blueprint("web", __name__)
 
@@ -62,7 +63,7 @@ PROXY_ERRORS = {
 
 def proxy_error(code: str) -> Problem:
     """The problem for a status an ingress answered itself (``X-Code``); never echoes the request."""
-    status = int(code) if code.isascii() and code.isdigit() and 400 <= int(code) <= 599 else 502
+    status = int(code) if is_number(code) and 400 <= int(code) <= 599 else 502
     name, detail, retry = PROXY_ERRORS.get(status, (HTTP_CODES.get(status, "proxy_error"), "the proxy in front of the service refused the request", None))
     return Problem(status, name, detail, headers={"Retry-After": retry} if retry else None)
 
@@ -71,7 +72,7 @@ def proxy_error(code: str) -> Problem:
 def index():
     if (code := request.headers.get("X-Code")) is not None:
         raise proxy_error(code.strip())
-    if request.method != "GET":
+    if request.method not in ("GET", "HEAD"):
         raise MethodNotAllowed(valid_methods=["GET", "HEAD"])
     return _send("index.html")
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.engine import fold, redact_event
+from service.engine import fold
 from service.engine.views import seat_view
+from service.records.replay import hand_so_far
 
 from . import CLASSES, assess, classify, score
 
@@ -57,10 +58,7 @@ def _decision(events, i: int, state, match_id: str) -> dict | None:
     event = events[i]
     seat = event["data"]["seat"]
     view = seat_view(state, seat)
-    history = [
-        redact_event({"seq": j + 1, "type": events[j]["type"], "data": events[j]["data"]}, seat)
-        for j in range(state.hand_start_version, i)
-    ]
+    history = hand_so_far(events, state, i, seat)
     played = played_action(event)
     assessment = assess(view, history, match_id, taken=played)
     if assessment is None:

@@ -287,11 +287,10 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
         raise RecordError("invalid_record", "the record's seats differ from those its first event names")
     if record["result"] != result_of(state):
         raise RecordError(
-            "result_mismatch", f"the record's result {record['result']} does not follow from the play ({result_of(state)})",
+            "result_mismatch", f"the record's result {plain(record['result'])} does not follow from the play ({plain(result_of(state))})",
             rule="score_mismatch",
         )
-    checked.update(computer_moves=("verified" if computer else "unverified") if has_computer else None,
-                   bots_version=record.get("bots_version"))
+    checked["computer_moves"] = ("verified" if computer else "unverified") if has_computer else None
     return match_id, current, state
 
 
@@ -390,7 +389,7 @@ def import_record(
     try:
         with store.transaction() as conn:
             store.append(
-                match_id, 0, events, actor="import", recorded_at=recorded_at, conn=conn,
+                match_id, 0, events, actor="import", recorded_at=recorded_at, state=state, conn=conn,
                 stored_as=[(e["schema_version"], e["data"]) for e in record["events"]],
             )
             if more:

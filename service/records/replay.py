@@ -100,8 +100,6 @@ class Replayed:
     state: State
     #: The state just after each recorded event, index for index (only if asked for).
     states: list[State] | None = None
-    #: The computer's moves made again and found as recorded (with ``computer``).
-    computer_moves: int = 0
 
 
 #: ``computer(state, history) -> action``: the computer's move for the seat whose turn it
@@ -114,10 +112,9 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False, co
     ReplayError at the first one that does not follow from the rules.
 
     With ``computer``, every move of a computer seat is made again and must be the one
-    recorded (rule ``computer_move_mismatch``); the number checked is ``computer_moves``."""
+    recorded (rule ``computer_move_mismatch``)."""
     state = State()
     states: list[State] | None = [] if keep_states else None
-    checked = 0
     i = 0
     while i < len(events):
         event = events[i]
@@ -130,7 +127,6 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False, co
             )
         if computer is not None and _by_computer(command, state):
             _check_computer_move(i, events, state, command, computer)
-            checked += 1
         try:
             produced = decide(state, command)
         except IllegalMoveError as exc:
@@ -146,7 +142,7 @@ def replay(events: Sequence[Mapping[str, Any]], *, keep_states: bool = False, co
             if states is not None:
                 states.append(state)
         i += len(produced)
-    return Replayed(state, states, checked)
+    return Replayed(state, states)
 
 
 def _by_computer(command: Mapping[str, Any], state: State) -> bool:
@@ -157,13 +153,19 @@ def _by_computer(command: Mapping[str, Any], state: State) -> bool:
     )
 
 
-def _check_computer_move(i: int, events, state: State, command: dict, computer: Computer) -> None:
-    """The computer's move made again from the record so far must be the recorded one."""
-    seat = command["seat"]
-    history = [
+def hand_so_far(events: Sequence[Mapping[str, Any]], state: State, i: int, seat: int) -> list[dict]:
+    """The seat's redacted events of the current hand before ``events[i]`` (``state`` is
+    the match just before it): what the seat had seen when it made that move."""
+    return [
         redact_event({"seq": j + 1, "type": events[j]["type"], "data": events[j]["data"]}, seat)
         for j in range(state.hand_start_version, i)
     ]
+
+
+def _check_computer_move(i: int, events, state: State, command: dict, computer: Computer) -> None:
+    """The computer's move made again from the record so far must be the recorded one."""
+    seat = command["seat"]
+    history = hand_so_far(events, state, i, seat)
     try:
         action = computer(state, history)
         made = {**action, "seat": seat, **({"at": command["at"]} if "at" in command else {})}

@@ -110,8 +110,16 @@ function candidates(cards) {
   return out;
 }
 
+// Two arrangements the other player meets alike: the same sets, and the same cards in
+// runs (a run split in two takes the same layoffs as the whole).
+function shapeKey(melds) {
+  const isSet = (m) => m[0][0] === m[1][0];
+  const sets = melds.filter(isSet).map((m) => [...m].sort().join(""));
+  return [...sets.sort(), melds.filter((m) => !isSet(m)).flat().sort().join("")].join("|");
+}
+
 // Every choice of non-overlapping candidate melds with the most melded (so the least
-// deadwood), at most `limit` of them.
+// deadwood), at most `limit` of them, no two alike (shapeKey).
 function lowest(cards, limit) {
   const index = new Map(cards.map((c, i) => [c, i]));
   const cands = candidates(cards).map((m) => ({
@@ -121,10 +129,14 @@ function lowest(cards, limit) {
   }));
   let best = -1;
   let found = [];
+  let seen = new Set();
   const chosen = [];
   (function search(start, used, value) {
-    if (value > best) [best, found] = [value, []];
-    if (value === best && found.length < limit) found.push([...chosen]);
+    if (value > best) [best, found, seen] = [value, [], new Set()];
+    if (value === best && found.length < limit && !seen.has(shapeKey(chosen))) {
+      seen.add(shapeKey(chosen));
+      found.push([...chosen]);
+    }
     for (let i = start; i < cands.length; i++) {
       if (cands[i].mask & used) continue;
       chosen.push(cands[i].cards);
@@ -142,9 +154,10 @@ export function bestMelds(cards) {
   return { melds, deadwood_cards: loose, deadwood: deadwoodOf(loose) };
 }
 
-// The arrangements of the least deadwood (up to `limit`): more than one, and the knocker
-// has a choice to make even where the rules allow only the least deadwood.
-export const lowestArrangements = (cards, limit = 12) => lowest(cards, limit);
+// Whether the cards make more than one arrangement of the least deadwood that the other
+// player would meet differently: then the knocker has a choice to make even where the
+// rules allow only the least deadwood.
+export const hasChoiceOfLeast = (cards) => lowest(cards, 2).length > 1;
 
 // --- single melds, as the rules define them (a person lays them out by hand) ----------
 

@@ -45,7 +45,7 @@ export function setCount(n, more = false) {
 
 // Ask the service: the player (renamed on another device? still valid?) and the count
 // (`countOnly`: just the count).
-export async function refreshHeader({ force = false, countOnly = false } = {}) {
+async function refreshHeader({ force = false, countOnly = false } = {}) {
   const me = currentPlayer();
   if (!me || document.hidden) return;
   if (!force && Date.now() - asked < 10_000) return;

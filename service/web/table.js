@@ -6,8 +6,8 @@
 // Knock opens an arrangement step when the knocker has a choice of melds (any legal
 // arrangement under knocker_arranges, else when more than one leaves the least
 // deadwood): it opens with the best melds made, so one more click knocks; the knock
-// then carries the melds shown.  Gin never asks: nothing is laid off on Gin, so its
-// arrangement cannot matter.
+// then carries the melds shown, or none when the person lets the service choose.  Gin
+// never asks: nothing is laid off on Gin, so its arrangement cannot matter.
 //
 // A match against a friend on another device first waits for them (the invite page,
 // following the stream until they join), then shows whether they follow the match
@@ -22,7 +22,7 @@
 
 import { ApiError, api, followStream, serverNow } from "./api.js";
 import { arrangement, benchElement, breakMeld, looseCards, makeMeld, pick, sameMelds } from "./arrange.js";
-import { bestMelds, cardBack, cardElement, cardName, cardsText, deadwoodOf, handElement, lowestArrangements, meldKind, playText, pretty } from "./cards.js";
+import { bestMelds, cardBack, cardElement, cardName, cardsText, deadwoodOf, handElement, hasChoiceOfLeast, meldKind, playText, pretty } from "./cards.js";
 import { countChanged } from "./header.js";
 import { resultElement } from "./result.js";
 import { currentPlayer, holds, pref, saveMatch, savedMatch, seatsOf, setPref } from "./saved.js";
@@ -745,13 +745,22 @@ export function mountTable(root, id) {
 
   // --- the knocker's arrangement step ------------------------------------------------
 
+  // A change to a step of melds (the knocker's or the defender's): what it says (why it
+  // cannot be done, or, as `kind` "info", what else it did) is shown, then the step again.
+  const stepEdit = (step, fn, kind = "error") => (...args) => {
+    const said = fn(...args);
+    if (said) toast(said, kind);
+    step.error = null;
+    render();
+  };
+
   // Knock pressed with a card chosen: straight to the service when the melds leave no
   // choice, else the step, opened with the best melds made.
   function knockPressed(action) {
     const v = S.view;
     const kept = v.hand.filter((c) => c !== action.card);
     const best = bestMelds(kept);
-    if (!v.rules.knocker_arranges && lowestArrangements(kept, 2).length < 2) {
+    if (!v.rules.knocker_arranges && !hasChoiceOfLeast(kept)) {
       act(action);
       return;
     }
@@ -769,12 +778,7 @@ export function mountTable(root, id) {
     let verdict = null;
     if (deadwood > limit) verdict = `That is over the knock limit of ${limit}: make melds of more cards to knock.`;
     else if (!free && deadwood > A.least) verdict = `Under these rules you lay out an arrangement of your least deadwood, ${A.least}.`;
-    const changed = (fn) => (...args) => {
-      const said = fn(...args);
-      if (said) toast(said, "error");
-      A.error = null;
-      render();
-    };
+    const changed = (fn) => stepEdit(A, fn);
     return h(
       "section.panel.arrange#arrange",
       { "aria-label": "Lay out your melds" },
@@ -846,16 +850,22 @@ export function mountTable(root, id) {
   }
 
   // A card laid off comes back; so do the cards of the same meld that were laid off
-  // beyond it (9♠ after 8♠ onto 5-6-7♠).
+  // beyond it (9♠ after 8♠ onto 5-6-7♠), and only those (4♠ stays).
   function takeBack(D, knock, card) {
     const x = D.layoffs.find((y) => y.card === card);
-    D.layoffs = D.layoffs.filter((y) => y !== x);
-    const rest = D.layoffs.filter((y) => y.meld === x.meld).map((y) => y.card);
-    if (rest.length && !meldKind([...knock.melds[x.meld], ...rest])) {
-      D.layoffs = D.layoffs.filter((y) => y.meld !== x.meld);
-      return `${cardsText(rest)} came back too: laid off beyond ${pretty(card)}.`;
+    let rest = D.layoffs.filter((y) => y.meld === x.meld && y !== x).map((y) => y.card);
+    D.layoffs = D.layoffs.filter((y) => y.meld !== x.meld);
+    const onto = [...knock.melds[x.meld]];
+    for (let joined = true; joined; ) {
+      const next = rest.find((c) => meldKind([...onto, c]));
+      joined = Boolean(next);
+      if (joined) {
+        onto.push(next);
+        D.layoffs.push({ card: next, meld: x.meld });
+        rest = rest.filter((c) => c !== next);
+      }
     }
-    return null;
+    return rest.length ? `${cardsText(rest)} came back too: laid off beyond ${pretty(card)}.` : null;
   }
 
   function defensePanel(v, names) {
@@ -868,12 +878,7 @@ export function mountTable(root, id) {
       mine <= knock.deadwood
         ? `Undercut: you score ${knock.deadwood - mine} + ${v.rules.undercut_bonus}.`
         : `${says(names[knock.seat], "scores")} ${mine - knock.deadwood}.`;
-    const changed = (fn) => (...args) => {
-      const said = fn(...args);
-      if (said) toast(said, said.includes("came back") ? "info" : "error");
-      D.error = null;
-      render();
-    };
+    const changed = (fn, kind) => stepEdit(D, fn, kind);
     const knockerMelds = h(
       "div.laid",
       {},
@@ -891,7 +896,7 @@ export function mountTable(root, id) {
             b.classList.add("laidoff");
             b.title = "Laid off: click to take it back";
             b.setAttribute("aria-label", `${cardName(c)}, laid off onto meld ${i + 1}: take it back`);
-            b.addEventListener("click", changed(() => takeBack(D, knock, c)));
+            b.addEventListener("click", changed(() => takeBack(D, knock, c), "info"));
             return b;
           }),
           h(

@@ -34,6 +34,7 @@ from unittest import mock
 
 from service.api import create_app
 from service.api.openapi import spec_dict
+from tests.api.test_matches import greedy_action
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "service" / "api" / "examples.json"
 OPERATOR = "operator-token-for-the-examples"
@@ -82,19 +83,6 @@ class Recorder:
                 answer = keep(answer)
             entry["responses"].setdefault(str(response.status_code), {}).setdefault(media, answer)
         return response
-
-
-def greedy(view: dict) -> dict:
-    """Knock or go Gin when allowed, else the discard leaving the least deadwood, else
-    draw from the stock (or take what is offered)."""
-    plays = [a for a in view["legal_actions"] if a["type"] not in ("resign", "claim_timeout", "abort")]
-    enders = [a for a in plays if a["type"] in ("gin", "knock")]
-    if enders:
-        return enders[0]
-    discards = [a for a in plays if a["type"] == "discard"]
-    if discards:
-        return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])
-    return next((a for a in plays if a.get("source") == "stock"), plays[0])
 
 
 def abbreviated_document(document: dict) -> dict:
@@ -157,12 +145,12 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", match, token=token, headers={"If-None-Match": f'"{view["version"]}"'})  # 304: no example
     call("POST", f"{match}/actions", token=token, json_body={"type": "draw"})  # 422: from where?
     call("POST", f"{match}/actions", token=token, json_body={"type": "discard", "card": view["hand"][0]})  # 409
-    call("POST", f"{match}/actions", token=token, json_body=greedy(view), headers={"If-Match": '"1"'})  # 412
+    call("POST", f"{match}/actions", token=token, json_body=greedy_action(view), headers={"If-Match": '"1"'})  # 412
     for _ in range(200):
         view = call("GET", match, token=token).get_json()
         if view["status"] == "finished":
             break
-        action = greedy(view)
+        action = greedy_action(view)
         call("POST", f"{match}/actions", token=token, json_body=action,
              headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": str(uuid.uuid4())})
     else:

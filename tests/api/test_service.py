@@ -80,7 +80,7 @@ def test_an_ingress_error_handed_to_the_service_is_its_problem_document(client):
     assert client.put("/", headers={"X-Code": "413"}).json["code"] == "body_too_large"
     assert client.get("/", headers={"X-Code": "not a status"}).status_code == 502
     # Without it, "/" is the web client's page, and only GET.
-    assert client.get("/").mimetype == "text/html"
+    assert client.get("/").mimetype == "text/html" and client.head("/").status_code == 200
     r = client.post("/")
     assert r.status_code == 405 and r.headers["Allow"] == "GET, HEAD" and r.json["code"] == "method_not_allowed"
 

@@ -181,9 +181,19 @@ WINNER = ["2C", "3C", "4C", "5D", "6D", "7D", "9H", "9S", "9C", "AH"]
 LOSER = ["8H", "TC", "JD", "QS", "KH", "KS", "3D", "2H", "4S", "6H"]
 
 
-def play_hand(t, knocker_wins: bool):
+def play_hand(t, knocker_wins: bool | str):
     """The starter draws KC and knocks with it, holding WINNER; the other holds LOSER.
-    ``knocker_wins`` False: the hand is played out dead instead."""
+    ``knocker_wins`` False: the hand is played out dead instead; "other": the starter
+    holds LOSER and throws the QD it draws, and the other seat draws KC and knocks."""
+    if knocker_wins == "other":
+        t.deal(LOSER, WINNER, "5S", ["QD", "KC"])
+        starter = t.state.starter
+        t.seat(starter, "draw", source="stock")
+        t.seat(starter, "discard", card="QD")
+        t.seat(1 - starter, "draw", source="stock")
+        t.seat(1 - starter, "knock", card="KC")
+        assert t.state.last_hand["winner"] == 1 - starter
+        return starter
     t.deal(WINNER, LOSER, "5S", ["KC"])
     starter = t.state.starter
     if knocker_wins:
@@ -225,6 +235,11 @@ def test_the_loser_starts_and_after_a_dead_hand_the_same_seat_again():
     # Hand 1: seat 0 starts and wins, so seat 1 (the loser) starts hand 2 and wins; seat 0
     # starts hand 3, which is dead: seat 0 starts hand 4 again.
     assert starters("loser", PLAN) == [0, 1, 0, 0]
+    # A starter who loses starts again: seat 0 loses hands 1 and 2 to seat 1's knock,
+    # then starts hand 3 and wins it, so seat 1 starts hand 4; alternating would differ.
+    plan = ["other", "other", True, True]
+    assert starters("loser", plan) == [0, 0, 0, 1]
+    assert starters("alternate", plan) == [0, 1, 0, 1]
 
 
 def test_the_starter_rule_is_recorded_only_when_it_is_not_the_default():

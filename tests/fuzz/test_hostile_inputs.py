@@ -73,9 +73,25 @@ def test_a_name_the_database_cannot_store_is_a_422(client, name):
     ],
 )
 def test_text_the_database_cannot_store_is_a_422_however_it_is_spelled(client, body):
-    assert_problem(client.post("/matches", data=body, content_type=JSON), 422, "invalid_request")
+    # Refused by the body's check itself, before the fields are looked at.
     utf16 = body.encode("utf-16")  # JSON may come in UTF-16, whose bytes hide the escapes
-    assert_problem(client.post("/matches", data=utf16, content_type=JSON), 422, "invalid_request")
+    raw = body.replace("\\uDBFF", "\udbff").replace("\\udc00", "\udc00").encode("utf-8", "surrogatepass")
+    for data in (body, utf16, raw):  # (raw: a surrogate's own three bytes, in UTF-8)
+        r = client.post("/matches", data=data, content_type=JSON)
+        assert_problem(r, 422, "invalid_request")
+        assert "NUL character or an unpaired surrogate" in r.json["detail"], r.json
+
+
+def test_a_surrogates_own_bytes_in_a_record_are_a_422_not_a_500(client, new_match, operator):
+    data, players = new_match({"single_hand": True, "seats": [{"name": "Ann"}, {"name": "Bob"}]})
+    record = client.get(f"/matches/{data['id']}/export", headers=operator).json
+    record["match_id"] = str(uuid.uuid4())
+    record["seats"][0]["name"] = record["events"][0]["data"]["seats"][0]["name"] = "Ann MARK"
+    body = json.dumps(record).encode().replace(b"MARK", "\ud800".encode("utf-8", "surrogatepass"))
+    assert body.count(b"\xed\xa0\x80") == 2
+    r = client.post("/matches/import", data=body, content_type=JSON)
+    assert_problem(r, 422, "invalid_request")
+    assert "unpaired surrogate" in r.json["detail"]
 
 
 @pytest.mark.parametrize("name", ["Ann \\ud83d\\ude00", "a\\\\u0000b"])

@@ -175,7 +175,8 @@ def test_defect_1_a_version_1_hand_end_holding_a_deck_or_salt_is_refused(genuine
         record["events"][end]["schema_version"] = 1
         record["events"][end]["data"]["salt"] = "not the salt"
 
-    assert refused(target, forged(genuine, change))["index"] == end
+    problem = refused(target, forged(genuine, change))
+    assert problem["index"] == end and "salt" in problem["detail"] and "not allowed" in problem["detail"], problem
 
 
 def downgraded(record) -> dict:

@@ -184,3 +184,36 @@ def test_under_classic_rules_the_step_offers_only_the_least_deadwood_and_only_wh
     knocked = recorded(client, "knocked")
     assert as_sets(knocked["melds"]) == {frozenset({"4S", "5S", "6S"}), frozenset({"7C", "8C", "9C", "TC", "JC"})}
     assert knocked["deadwood"] == 10 and recorded(client, "defended")["layoffs"] == []
+
+
+#: Under bonus-20-10 Ann takes 4♥ and knocks with 10 (A♣ 2♦ 3♣ 4♥ beside 4♠-6♠ and the
+#: sevens); Bob's best defense lays 3♠, 7♠ and 8♠ all off onto her run.
+CHAIN_DEAL = full_deck(
+    "4S", "5S", "6S", "7H", "7D", "7C", "AC", "2D", "3C", "KS",  # Ann
+    "3S", "7S", "8S", "KC", "KD", "KH", "9D", "TD", "JD", "2H",  # Bob
+    "4H",  # the upcard
+)
+
+
+@web
+def test_a_layoff_taken_back_brings_back_only_the_cards_laid_off_beyond_it(app, client: Client):
+    deal(app, CHAIN_DEAL)
+    page = client.page
+    client.start_hotseat("bonus-20-10")
+    client.draw("#pile")
+    client.click_card("KS")
+    page.click("#knock")
+    page.wait_for_selector("#arrange")
+    page.click("#confirm-knock")
+    reveal(client)
+    page.wait_for_selector("#defense")
+    run = next(i for i, m in enumerate(recorded(client, "knocked")["melds"]) if "4S" in m)
+    laid = lambda: {c for c in ("3S", "7S", "8S") if page.locator(f'#defense .target[data-meld="{run}"] .laidoff[data-card="{c}"]').count()}
+    assert laid() == {"3S", "7S", "8S"} and shown_deadwood(page, "defense") == 2
+
+    # 7♠ taken back: 8♠ hung on it and comes back too; 3♠, at the other end, stays.
+    page.click(f'#defense .target[data-meld="{run}"] .laidoff[data-card="7S"]')
+    assert laid() == {"3S"} and shown_deadwood(page, "defense") == 2 + 7 + 8
+    page.click("#confirm-defense")
+    page.wait_for_selector("#result")
+    assert recorded(client, "defended")["layoffs"] == [{"card": "3S", "meld": run}]
