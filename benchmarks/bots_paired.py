@@ -65,13 +65,13 @@ def _oracle_feeds() -> None:
     """Give hard's opponent model the true hand as its per-card chances (which feed the
     estimates of feeding a meld and of the layoffs a knock leaves)."""
     seen: dict[str, object] = {}
-    view_for = arena.view_for
+    seat_view = arena.seat_view
 
-    def remembering_view_for(state, seat, match_id):
+    def remembering_seat_view(state, seat):
         seen["state"] = state
-        return view_for(state, seat, match_id)
+        return seat_view(state, seat)
 
-    arena.view_for = remembering_view_for
+    arena.seat_view = remembering_seat_view
     model_init = opponent.OpponentModel.__init__
 
     def init(self, know):

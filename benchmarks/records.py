@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import random
@@ -32,8 +33,10 @@ from service.api import create_app
 from service.engine import fold
 from service.engine.game import parse_time
 from service.engine.simulate import play_greedy_match
-from service.matches import seat_token
-from service.records.records import MAX_RECORD_EVENTS, RecordError, export_match, import_record, upcast_events
+from service.application import Application
+from service.application.records import RecordRefused
+from service.records.records import MAX_RECORD_EVENTS, upcast_events
+from service.settings import Settings
 from service.store import EventStore, connect
 from service.store.database import temporary_server
 from service.store.migrate import scratch_database
@@ -46,6 +49,12 @@ def scratch_databases(count: int):
         if not admin:
             admin = stack.enter_context(temporary_server("gin-rummy-bench-")).get_uri()
         yield [stack.enter_context(scratch_database(admin, "gin_rummy_records_bench")) for _ in range(count)]
+
+
+@functools.cache
+def records_of(store: EventStore):
+    """The application's record use cases on ``store`` (one per store; exports unsigned, as stored)."""
+    return Application.build(Settings(), store=store).records
 
 
 def main() -> None:
@@ -69,15 +78,15 @@ def main() -> None:
             ids.append(match_id)
 
         start = time.perf_counter()
-        records = [export_match(source, match_id)[0] for match_id in ids]
+        records = [records_of(source).record_of(match_id, signed=False)[0] for match_id in ids]
         export_seconds = time.perf_counter() - start
 
         start = time.perf_counter()
         for record in records:
-            assert import_record(target, record, seat_token).created
+            assert records_of(target).import_record(record).created
         import_seconds = time.perf_counter() - start
 
-        again = [export_match(target, match_id)[0] for match_id in ids]
+        again = [records_of(target).record_of(match_id, signed=False)[0] for match_id in ids]
         # All but how each service came by the match (played there, imported here).
         assert [without_provenance(r) for r in again] == [without_provenance(r) for r in records], "round trip changed a record"
         print(f"matches to 100 (greedy play)  : {len(played)}; events per match median {statistics.median(sizes):.0f}, max {max(sizes)}")
@@ -120,7 +129,7 @@ def long_record(source: EventStore, target: EventStore, rng: random.Random, even
     played = a_long_match(rng, events)
     match_id = uuid.uuid4()
     source.append(match_id, 0, played, state=fold(played))
-    record = export_match(source, match_id)[0]
+    record = records_of(source).record_of(match_id, signed=False)[0]
     count = len(record["events"])
     print()
     print(f"one long record               : {count} events ({record['result']['hands']} hands, "
@@ -136,14 +145,14 @@ def long_record(source: EventStore, target: EventStore, rng: random.Random, even
     for _ in range(repeats):
         fresh = {**record, "match_id": str(uuid.uuid4())}  # the digest does not cover the id
         start = time.perf_counter()
-        assert import_record(target, fresh, seat_token).created
+        assert records_of(target).import_record(fresh).created
         imports.append(time.perf_counter() - start)
 
         start = time.perf_counter()
         with target.transaction() as conn:
             target.append(uuid.uuid4(), 0, current, actor="import", recorded_at=times, stored_as=stored_as, state=state, conn=conn)
         appends.append(time.perf_counter() - start)
-    assert export_match(target, uuid.UUID(fresh["match_id"]))[0]["events"] == record["events"]
+    assert records_of(target).record_of(uuid.UUID(fresh["match_id"]), signed=False)[0]["events"] == record["events"]
     imported, appended = statistics.median(imports), statistics.median(appends)
     print(f"import of {count} events (median of {repeats}): {ms(imported)} ms; bare append of them: {ms(appended)} ms; "
           f"ratio {imported / appended:.1f}x")
@@ -165,9 +174,9 @@ def long_record(source: EventStore, target: EventStore, rng: random.Random, even
     for _ in range(repeats):
         start = time.perf_counter()
         try:
-            import_record(target, too_long, seat_token)
+            records_of(target).import_record(too_long)
             raise AssertionError("a record over the most events was imported")
-        except RecordError as exc:
+        except RecordRefused as exc:
             assert exc.code == "record_too_long", exc.code
         direct.append(time.perf_counter() - start)
 

@@ -33,17 +33,17 @@ totals; the workers import the app (and so prometheus_client) after this file ha
 the variable, which is another reason the app must not be preloaded.
 """
 
-import multiprocessing
 import os
 import shutil
 import tempfile
 
-DEFAULT_CONNECTIONS = 5000
+from service.settings import Settings
 
-bind = os.environ.get("GIN_RUMMY_BIND", "0.0.0.0:8000")
-workers = int(os.environ.get("GIN_RUMMY_WORKERS") or min(4, multiprocessing.cpu_count() * 2))
+settings = Settings.from_env()
+bind = settings.bind
+workers = settings.workers
 worker_class = "service.serving.Worker"
-worker_connections = int(os.environ.get("GIN_RUMMY_CONNECTIONS") or DEFAULT_CONNECTIONS)
+worker_connections = settings.connections
 # Streams listen for far longer than any request runs; gunicorn's timeout is the
 # heartbeat of a worker's event loop (a worker stuck that long is restarted), not a
 # limit on a request.
@@ -53,14 +53,17 @@ keepalive = 5
 accesslog = None  # the service writes its own structured request log
 preload_app = False
 
+# The workers inherit this process's environment: prometheus_client reads the directory
+# from it when they import it.
 _made_metrics_dir = None
-if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    _made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="gin-rummy-metrics-")
+metrics_dir = settings.metrics_dir
+if metrics_dir is None:
+    metrics_dir = _made_metrics_dir = os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="gin-rummy-metrics-")
 
 
 def on_starting(server):
     """Counts start at zero with the server: drop the files of an earlier run."""
-    path = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    path = metrics_dir
     os.makedirs(path, exist_ok=True)
     for name in os.listdir(path):
         if name.endswith(".db"):

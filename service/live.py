@@ -43,25 +43,23 @@ tests' servers), since gevent patches ``threading``.
 
 from __future__ import annotations
 
-import threading
-import time
-import weakref
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
-from uuid import UUID
-
 import logging
 import os
 import secrets
 import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
+from uuid import UUID
 
 import psycopg
 from psycopg_pool import PoolClosed
 
-from service.store import EventStore, StoredEvent
-from service.store import online
+from service.lru import LRU
+from service.store import EventStore, StoredEvent, online
 from service.store.notifications import Listener
 
 log = logging.getLogger(__name__)
@@ -253,7 +251,6 @@ class LiveHub:
         self._refresher: threading.Thread | None = None
         #: Names this process in ``live_followers``.
         self.process = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
-        HUBS.add(self)
 
     # -- admission -------------------------------------------------------------------
 
@@ -334,10 +331,6 @@ class LiveHub:
                 except psycopg.Error as exc:
                     log.warning("could not refresh who follows which match: %s", type(exc).__name__)
 
-    def streams_of(self, match_id: UUID) -> int:
-        channel = self._channels.get(match_id)
-        return channel.followers if channel is not None else 0
-
     # -- news from the listener ------------------------------------------------------
 
     def _announced(self, match_id: UUID, seq: int) -> None:
@@ -350,13 +343,6 @@ class LiveHub:
         # looks at the database again.
         for channel in list(self._channels.values()):
             channel.recheck()
-
-    @property
-    def listening(self) -> bool:
-        return self._listener is not None and self._listener.connected.is_set()
-
-    def wait_listening(self, timeout: float) -> bool:
-        return self._listener is not None and self._listener.connected.wait(timeout)
 
     # -- shutdown --------------------------------------------------------------------
 
@@ -376,8 +362,7 @@ class Presence:
     def __init__(self, cache_seconds: float = PRESENCE_CACHE, clock: Callable[[], float] = time.monotonic):
         self.cache_seconds = cache_seconds
         self.clock = clock
-        self._known: dict[UUID, tuple[float, frozenset[int]]] = {}
-        self._lock = threading.Lock()
+        self._known: LRU[UUID, tuple[float, frozenset[int]]] = LRU(10_000)
 
     def seats(self, conn, match_id: UUID) -> frozenset[int]:
         now = self.clock()
@@ -385,21 +370,8 @@ class Presence:
         if known is not None and now - known[0] < self.cache_seconds:
             return known[1]
         seats = online.connected_seats(conn, match_id, timedelta(seconds=PRESENCE_TIMEOUT))
-        with self._lock:
-            self._known[match_id] = (now, seats)
-            if len(self._known) > 10_000:  # forget the oldest answers
-                for key in sorted(self._known, key=lambda k: self._known[k][0])[:5_000]:
-                    del self._known[key]
+        self._known.put(match_id, (now, seats))
         return seats
-
-
-#: Every hub of this process, for the server's shutdown (service.serving).
-HUBS: weakref.WeakSet[LiveHub] = weakref.WeakSet()
-
-
-def shutdown_all() -> None:
-    for hub in list(HUBS):
-        hub.shutdown()
 
 
 def follow(

@@ -1,5 +1,4 @@
-"""The server's side of the serving model (service.gunicorn_conf): its worker class, and
-how long computations leave the event loop.
+"""The server's side of the serving model (service.gunicorn_conf): its worker class.
 
 ``Worker`` is gunicorn's gevent worker, told to end the live streams when it is asked
 to stop, so that a stopping worker drains in a moment instead of waiting for every
@@ -10,67 +9,15 @@ resume with Last-Event-ID).  It also stops on SIGINT / SIGQUIT the same quiet wa
 request line over ``limit_request_line``, a bad header: 414, 400, 431) with problem
 documents (``application/problem+json``), as the app answers every other error.
 
-``off_loop(function, *args)`` runs a CPU-bound function so that the event loop keeps
-serving meanwhile: under gevent, in gevent's pool of native threads (the function
-then holds the interpreter for at most the switch interval at a time, 5 ms), else
-directly.  Only for pure computations: no database, no socket.
+gunicorn's master imports this module (``worker_class``) before any worker has patched
+the standard library with gevent, so it imports nothing of the service: psycopg must
+not be loaded in the master (see service.gunicorn_conf).  A worker reaches its app's
+streams through the app it serves.
 
-``on_hangup(sock, callback)`` calls back when the client closes its connection,
-which a server that only writes to it (a live stream, between heartbeats) would
-otherwise learn only at its next write; it returns the function that stops watching.
-Under gevent only (elsewhere it watches nothing).
+How long computations leave the event loop: ``service.cooperative``.
 """
 
 from __future__ import annotations
-
-import sys
-from collections.abc import Callable
-from typing import TypeVar
-
-T = TypeVar("T")
-
-
-def _gevent_patched() -> bool:
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and monkey.is_module_patched("threading")
-
-
-def off_loop(function: Callable[..., T], *args) -> T:
-    if not _gevent_patched():
-        return function(*args)
-    import gevent
-
-    return gevent.get_hub().threadpool.apply(function, args)
-
-
-def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:
-    if sock is None or not _gevent_patched():
-        return lambda: None
-    import socket
-
-    import gevent
-
-    def watch():
-        while True:
-            try:
-                # Data (a client sending more) means it is still there; nothing means it hung up.
-                if sock.recv(1, socket.MSG_PEEK):
-                    return
-            except TimeoutError:
-                continue  # the socket's timeout (for sending) applies to reading too
-            except OSError:
-                pass
-            callback()
-            return
-
-    watcher = gevent.spawn(watch)
-
-    def stop():
-        # Blocking: the socket must be free for the server's next read when this returns.
-        watcher.kill(block=True)
-
-    return stop
-
 
 try:
     from gunicorn.workers.ggevent import GeventWorker
@@ -91,13 +38,12 @@ if GeventWorker is not None:
             self.cfg.worker_int(self)
             self._end_streams()
 
-        @staticmethod
-        def _end_streams():
+        def _end_streams(self):
             import gevent
 
-            from service.live import shutdown_all
-
-            gevent.spawn(shutdown_all)  # not in the signal handler: it takes locks
+            services = getattr(getattr(self, "wsgi", None), "extensions", {}).get("gin_rummy")
+            if services is not None:
+                gevent.spawn(services.end_streams)  # not in the signal handler: it takes locks
 
         def handle_error(self, req, client, addr, exc):
             # A request gunicorn cannot parse (400 a malformed request line or a header

@@ -6,15 +6,15 @@ A server process prints the request log (one JSON line per request, see
 """
 
 import logging
-import os
 import sys
 
 from service.api import create_app
+from service.settings import Settings
 
 
-def configure_logging() -> None:
+def configure_logging(settings: Settings) -> None:
     requests = logging.getLogger("gin_rummy.requests")
-    if not requests.handlers and os.environ.get("GIN_RUMMY_REQUEST_LOG", "on").lower() not in ("off", "0", "no"):
+    if not requests.handlers and settings.request_log:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(message)s"))
         requests.addHandler(handler)
@@ -28,5 +28,5 @@ def configure_logging() -> None:
         service.setLevel(logging.WARNING)
 
 
-configure_logging()
+configure_logging(Settings.from_env())
 app = create_app()

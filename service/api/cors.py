@@ -1,4 +1,4 @@
-"""Cross-origin requests, for front ends served from another site (``CORS_ORIGINS``)."""
+"""Cross-origin requests, for front ends served from another site (the settings' ``cors_origins``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempot
 EXPOSED_HEADERS = "ETag, Location, Retry-After, Idempotent-Replayed"
 
 
-def register_cors(app: Flask) -> None:
-    origins = {o.strip() for o in app.config.get("CORS_ORIGINS", "").split(",") if o.strip()}
+def register_cors(app: Flask, allowed: tuple[str, ...]) -> None:
+    """Answer cross-origin requests from the ``allowed`` origins (``*``: any)."""
+    origins = set(allowed)
     if not origins:
         return
 

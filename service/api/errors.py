@@ -3,6 +3,12 @@
 Every problem has a stable machine-readable ``code``, a human ``detail``, the HTTP
 ``status`` and a ``title``; a rule violation adds the ``rule`` broken, and a request
 that fails validation adds ``errors`` (field name -> messages).
+
+What is refused is mapped here once: a ``Problem`` raised by a route (what is wrong
+with the HTTP request itself), the application's refusals (``ApplicationError``, one
+status per kind: ``STATUS_OF_KIND``), the engine's (``IllegalMoveError`` 409,
+``CommandError`` 422), the store's (``MatchNotFound`` 404, ``ConcurrencyError`` 409),
+the body's validation (422), werkzeug's HTTP errors, and a database out of reach (503).
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
 from werkzeug.wsgi import LimitedStream
 
+from service.application.errors import ApplicationError, Unauthorized
 from service.engine import CommandError, IllegalMoveError
+from service.store import ConcurrencyError, MatchNotFound
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +124,36 @@ class Request(flask.Request):
         return data
 
 
+#: The status that answers each kind of the application's refusals.
+STATUS_OF_KIND = {
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "conflict": 409,
+    "precondition_failed": 412,
+    "invalid": 422,
+    "rate_limited": 429,
+    "unavailable": 503,
+}
+
+
+def application_problem(error: ApplicationError) -> Problem:
+    headers: dict[str, str] = {}
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(error.retry_after)
+    if error.version is not None:
+        headers["ETag"] = f'"{error.version}"'
+    if isinstance(error, Unauthorized):
+        challenge = 'Bearer realm="gin-rummy", error="invalid_token"'
+        if error.reason is not None:
+            challenge += f', error_description="{error.reason}"'
+        headers["WWW-Authenticate"] = challenge
+    return Problem(
+        STATUS_OF_KIND[error.kind], error.code, error.detail, rule=error.rule, errors=error.errors, headers=headers,
+        extra=error.extra,
+    )
+
+
 def problem_response(problem: Problem) -> Response:
     if has_request_context():
         g.problem_code = problem.code  # for the metrics of conflicts
@@ -139,6 +177,18 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ValidationError)
     def _validation(err: ValidationError):
         return problem_response(validation_problem(err))
+
+    @app.errorhandler(ApplicationError)
+    def _refused(error: ApplicationError):
+        return problem_response(application_problem(error))
+
+    @app.errorhandler(MatchNotFound)
+    def _no_match(error: MatchNotFound):
+        return problem_response(Problem(404, "match_not_found", f"no match {error.match_id}"))
+
+    @app.errorhandler(ConcurrencyError)
+    def _conflict(error: ConcurrencyError):
+        return problem_response(Problem(409, "conflict", "another request changed the match first; reload it and retry"))
 
     @app.errorhandler(IllegalMoveError)
     def _illegal(err: IllegalMoveError):

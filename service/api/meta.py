@@ -20,6 +20,8 @@ from service.engine.rules import RANGES
 from . import schemas as s
 from .docs import operation
 from .errors import Problem
+from .http import app
+from .openapi import spec_dict
 
 bp = Blueprint("meta", __name__)
 
@@ -37,7 +39,7 @@ bp = Blueprint("meta", __name__)
 )
 def health():
     # A connection of its own: the check never waits behind the requests.
-    probe = current_app.extensions["gin_rummy"].probe
+    probe = app().probe
     try:
         probe.check()
     except Exception as exc:  # any failure to reach the database means not ready
@@ -90,8 +92,6 @@ def presets():
 @bp.get("/openapi.json")
 @operation(summary="This API's OpenAPI 3.1 document", tags=["service"], responses={200: "The document"}, auth=False)
 def openapi_json():
-    from .openapi import spec_dict
-
     return jsonify(spec_dict(current_app))
 
 
@@ -143,6 +143,6 @@ def docs_file(name: str):
     ),
 )
 def jwks():
-    response = jsonify(current_app.extensions["gin_rummy_signer"].jwks())
+    response = jsonify(app().signer.jwks())
     response.headers["Cache-Control"] = "public, max-age=300"
     return response

@@ -30,10 +30,6 @@ token of its own, so a scraper never holds the operator's power to read every ma
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import os
-
 from flask import Blueprint, Response, current_app, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -46,7 +42,8 @@ from prometheus_client import (
     multiprocess,
 )
 
-from service.matches import MatchHooks
+from service.application import Hooks
+from service.application.tokens import same_secret
 
 from . import schemas as s
 from .docs import operation
@@ -86,14 +83,17 @@ STREAMS_LAGGED = Counter(
 )
 
 
-class MetricsHooks(MatchHooks):
-    """The match service's reports, counted."""
+class MetricsHooks(Hooks):
+    """The application's reports, counted."""
 
     def action_applied(self, action_type: str, by: str) -> None:
         ACTIONS.labels(action_type, by).inc()
 
     def bot_decided(self, level: str, seconds: float) -> None:
         BOT_DECISIONS.labels(level).observe(seconds)
+
+    def stream_refused(self, scope: str) -> None:
+        STREAMS_REFUSED.labels(scope).inc()
 
 
 HOOKS = MetricsHooks()
@@ -122,17 +122,14 @@ def count_request(method: str, route: str | None, status: int, seconds: float | 
 _children: dict[tuple[str, str, int], tuple] = {}
 
 
-def exposition() -> bytes:
-    """The metrics as text: every worker's sum in multiprocess mode, else this process's."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+def exposition(multiprocess_dir: str | None) -> bytes:
+    """The metrics as text: every worker's sum in multiprocess mode (the workers' files in
+    ``multiprocess_dir``), else this process's."""
+    if multiprocess_dir:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry)
     return generate_latest(REGISTRY)
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
 
 
 @bp.get("/metrics")
@@ -150,13 +147,14 @@ def _digest(token: str) -> bytes:
     ),
 )
 def metrics():
-    required = current_app.config.get("METRICS_TOKEN")
+    settings = current_app.extensions["gin_rummy"].settings
+    required = settings.metrics_token
     if required:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        # Hashes first, so the comparison's time tells nothing, not even the length.
-        if scheme.lower() != "bearer" or not hmac.compare_digest(_digest(given.strip()), _digest(required)):
+        # Compared as hashes, so the comparison's time tells nothing, not even the length.
+        if scheme.lower() != "bearer" or not same_secret(given.strip(), required):
             raise Problem(
                 401, "unauthorized", "send Authorization: Bearer <the metrics token>",
                 headers={"WWW-Authenticate": 'Bearer realm="gin-rummy-metrics"'},
             )
-    return Response(exposition(), mimetype=None, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
+    return Response(exposition(settings.metrics_dir), mimetype=None, content_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})

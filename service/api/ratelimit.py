@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from flask import Flask, request
 
+from service.lru import LRU
+from service.settings import Rate, parse_rate
+
 from .errors import Problem
+
+__all__ = ["Rate", "RateLimiter", "TokenBuckets", "parse_rate", "register_rate_limits"]
 
 #: Endpoints that are never limited: probes must see the service as it is.
 EXEMPT_ENDPOINTS = frozenset({"meta.health", "meta.live", "metrics.metrics"})
@@ -42,72 +43,32 @@ EXEMPT_ENDPOINTS = frozenset({"meta.health", "meta.live", "metrics.metrics"})
 #: forgotten key starts again with a full bucket).
 MAX_KEYS = 100_000
 
-_UNITS = {"s": 1, "m": 60, "h": 3600}
-_SPEC = re.compile(
-    r"^(?P<count>\d+(?:\.\d+)?)\s*(?:/|per)\s*(?P<unit>s|secs?|seconds?|m|mins?|minutes?|h|hours?)"
-    r"(?:\s*,?\s*burst\s+(?P<burst>\d+))?$"
-)
-
-
-@dataclass(frozen=True)
-class Rate:
-    """``per_second`` requests a second on average, ``burst`` at once."""
-
-    per_second: float
-    burst: int
-
-    def __str__(self) -> str:
-        return f"{self.per_second:g}/second burst {self.burst}"
-
-
-def parse_rate(spec: str | None) -> Rate | None:
-    """A limit from its text, or None when it is off.
-
-    >>> parse_rate("20/second burst 60")
-    Rate(per_second=20.0, burst=60)
-    >>> parse_rate("120/minute"), parse_rate("0"), parse_rate("off")
-    (Rate(per_second=2.0, burst=120), None, None)
-    """
-    text = (spec or "").strip().lower()
-    if text in ("", "0", "off", "none"):
-        return None
-    match = _SPEC.match(text)
-    if match is None:
-        raise ValueError(f"a rate limit reads like '20/second burst 60' (or '0' for none), got {spec!r}")
-    count = float(match["count"])
-    if count <= 0:
-        return None
-    burst = int(match["burst"]) if match["burst"] else max(1, math.ceil(count))
-    if burst < 1:
-        raise ValueError(f"a rate limit's burst must be at least 1, got {spec!r}")
-    return Rate(count / _UNITS[match["unit"][0]], burst)
-
-
 class TokenBuckets:
-    """One token bucket per key, all with the same rate; safe to share between threads."""
+    """One token bucket per key (an ``LRU``: the least recently seen key is forgotten
+    first, and starts again with a full bucket), all with the same rate; safe to share
+    between threads."""
 
     def __init__(self, rate: Rate, *, clock: Callable[[], float] = time.monotonic, max_keys: int = MAX_KEYS):
         self.rate = rate
         self.clock = clock
-        self.max_keys = max_keys
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # key -> (tokens, when)
-        self._lock = threading.Lock()
+        self._buckets: LRU[str, tuple[float, float]] = LRU(max_keys)  # key -> (tokens, when)
 
     def take(self, key: str) -> float:
         """Take one request from the key's bucket: 0 when allowed, else the seconds to wait."""
         now = self.clock()
-        with self._lock:
-            tokens, when = self._buckets.pop(key, (float(self.rate.burst), now))
-            tokens = min(float(self.rate.burst), tokens + (now - when) * self.rate.per_second)
+        rate = self.rate
+
+        def refill_and_take(bucket: tuple[float, float] | None) -> tuple[tuple[float, float], float]:
+            tokens, when = bucket if bucket is not None else (float(rate.burst), now)
+            tokens = min(float(rate.burst), tokens + (now - when) * rate.per_second)
             if tokens >= 1:
-                tokens -= 1
-                wait = 0.0
-            else:
-                wait = (1 - tokens) / self.rate.per_second
-            self._buckets[key] = (tokens, now)  # re-inserted last: the most recently seen
-            while len(self._buckets) > self.max_keys:
-                self._buckets.popitem(last=False)
-            return wait
+                return (tokens - 1, now), 0.0
+            return (tokens, now), (1 - tokens) / rate.per_second
+
+        return self._buckets.compute(key, refill_and_take)
+
+    def keys(self) -> list[str]:
+        return self._buckets.keys()
 
     def __len__(self) -> int:
         return len(self._buckets)
@@ -159,10 +120,13 @@ def _bearer(header: str) -> str | None:
     return token.strip() or None
 
 
-def register_rate_limits(app: Flask, on_limited: Callable[[str], None] | None = None) -> RateLimiter:
-    """Check every request against the limits of ``RATE_LIMIT_PER_TOKEN`` and
-    ``RATE_LIMIT_PER_ADDRESS`` (before the view runs, so a refused request costs little)."""
-    limiter = RateLimiter(parse_rate(app.config.get("RATE_LIMIT_PER_TOKEN")), parse_rate(app.config.get("RATE_LIMIT_PER_ADDRESS")))
+def register_rate_limits(
+    app: Flask, per_token: Rate | None, per_address: Rate | None, on_limited: Callable[[str], None] | None = None
+) -> RateLimiter:
+    """Check every request against the limits per token and per address (the settings'
+    ``rate_limit_per_token`` and ``rate_limit_per_address``), before the view runs, so a
+    refused request costs little."""
+    limiter = RateLimiter(per_token, per_address)
     app.extensions["gin_rummy_rate_limiter"] = limiter
     if limiter.per_token is None and limiter.per_address is None:
         return limiter

@@ -19,8 +19,8 @@ from importlib import resources
 from flask import Blueprint, abort, request, send_from_directory
 from werkzeug.exceptions import MethodNotAllowed
 
-from service.api.errors import HTTP_CODES, Problem
-from service.api.matches import is_number
+from .errors import HTTP_CODES, Problem
+from .http import is_number
 
 bp = Blueprint("web", __name__)
 

@@ -27,6 +27,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from service.engine import State, seat_view
+
 from . import easy, hard, medium
 from .knowledge import read
 
@@ -53,3 +55,14 @@ def choose_action(
     if len(actions) == 1:
         return actions[0]
     return _PLAYERS[level](view, read(view, history), rng)
+
+
+def computer_decision(state: State, history: Sequence[Mapping[str, Any]]) -> dict:
+    """The computer's action for the seat whose turn it is: a pure function of the match
+    (its state, and the seat's redacted events of the hand: ``hand_history``), so that an
+    imported record's computer moves can be checked by making them again (BOTS_VERSION).
+    Its generator is seeded by the seat's seed and the match's version."""
+    seat = state.turn
+    info = state.seats[seat]
+    rng = random.Random(f"{info['seed']}:{state.version}")
+    return choose_action(seat_view(state, seat), history, info["level"], rng)

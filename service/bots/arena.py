@@ -1,7 +1,7 @@
 """Bots against bots on the engine itself, with no database: for benchmarks and tests.
 
-Each decision gets exactly what the service would give it: ``view_for`` the seat and
-the seat's redacted events of the current hand.  Deals come from a seeded generator
+Each decision gets exactly what the service gives it: the seat's view and its redacted
+events of the current hand (``hand_history``).  Deals come from a seeded generator
 per (deal seed, hand number), so a match replayed with the seats swapped deals the
 same cards, and the same seeds replay the same match.
 """
@@ -10,19 +10,15 @@ from __future__ import annotations
 
 import random
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.engine import State, decide, fold, redact_event
+from service.engine import State, decide, fold, hand_history, seat_view
 from service.engine.game import AWAITING_DEAL
 from service.engine.simulate import shuffled_deck
-from service.matches import view_for
 
 from . import choose_action
-
-MATCH_ID = uuid.UUID(int=0)
 
 
 @dataclass
@@ -49,16 +45,14 @@ def deal_for(deal_seed: str, hand: int) -> dict:
     return {"type": "deal", "deck": shuffled_deck(rng), "salt": f"{rng.getrandbits(64):016x}"}
 
 
-def grow_histories(histories: list[list[dict]], version: int, events: list) -> list[list[dict]]:
-    """Each seat's redacted events of the current hand, after ``events`` (the first of
-    them numbered ``version + 1``); a deal starts both afresh."""
+def hand_events(hand: list[dict], version: int, events: list) -> list[dict]:
+    """The events of the current hand (``{"seq", "type", "data"}``) after ``events`` (the
+    first of them numbered ``version + 1``); a deal starts the list afresh."""
     for i, event in enumerate(events):
-        raw = {"seq": version + i + 1, "type": event.type, "data": event.data}
         if event.type == "hand_dealt":
-            histories = [[], []]
-        for seat in (0, 1):
-            histories[seat].append(redact_event(raw, seat))
-    return histories
+            hand = []
+        hand.append({"seq": version + i + 1, "type": event.type, "data": event.data})
+    return hand
 
 
 Chooser = Callable[[Mapping[str, Any], list, str, random.Random], dict]
@@ -81,23 +75,23 @@ def play_match(
     seats = [{"name": f"bot {i}", "kind": "computer", "level": lv, "seed": bot_seeds[i]} for i, lv in enumerate(levels)]
     events = decide(State(), {"type": "start_match", "rules": dict(rules), "seats": seats})
     state = fold(events)
-    histories: list[list[dict]] = [[], []]
+    hand: list[dict] = []
     record = MatchRecord(levels=tuple(levels), winner=None, scores=(0, 0), times={lv: [] for lv in levels})
     while not state.finished and state.hand_number <= max_hands:
         if state.phase == AWAITING_DEAL:
             command = deal_for(deal_seed, state.hand_number + 1)
         else:
             seat = state.turn
-            view = view_for(state, seat, MATCH_ID)
+            view = seat_view(state, seat)
             rng = random.Random(f"{bot_seeds[seat]}:{state.version}")
             start = time.thread_time()
-            action = chooser(view, list(histories[seat]), levels[seat], rng)
+            action = chooser(view, hand_history(hand, state, seat), levels[seat], rng)
             record.times[levels[seat]].append(time.thread_time() - start)
             if check is not None:
                 check(state, seat, view, action)
             command = {**action, "seat": seat}
         new = decide(state, command)
-        histories = grow_histories(histories, state.version, new)
+        hand = hand_events(hand, state.version, new)
         state = fold(new, state)
         for event in new:
             if event.type == "hand_ended":

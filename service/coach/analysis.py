@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.engine import fold
-from service.engine.views import seat_view
-from service.records.replay import hand_so_far
+from service.engine.views import hand_history, seat_view
 
 from . import CLASSES, assess, classify, score
 
@@ -58,7 +57,7 @@ def _decision(events, i: int, state, match_id: str) -> dict | None:
     event = events[i]
     seat = event["data"]["seat"]
     view = seat_view(state, seat)
-    history = hand_so_far(events, state, i, seat)
+    history = hand_history(events[state.hand_start_version : i], state, seat)
     played = played_action(event)
     assessment = assess(view, history, match_id, taken=played)
     if assessment is None:

@@ -25,7 +25,7 @@ from .game import (
 from .layoffs import Defense, best_defense, best_layout, check_defense
 from .melds import Arrangement, best_discards, best_melds, check_arrangement, deadwood, discard_deadwoods, meld_kind
 from .rules import PRESET_DESCRIPTIONS, PRESETS, Rules, RulesError, resolve_rules
-from .views import redact_event, seat_view
+from .views import hand_history, redact_event, seat_view
 
 __all__ = [
     "DECK",
@@ -57,6 +57,7 @@ __all__ = [
     "evolve",
     "execute",
     "fold",
+    "hand_history",
     "initial_state",
     "check_hint",
     "legal_actions",

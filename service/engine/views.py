@@ -9,7 +9,7 @@ before the hand is over; ``hand_ended`` then reveals the deck and the salt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -91,3 +91,17 @@ def redact_event(event: Mapping[str, Any], seat: int | None) -> dict[str, Any]:
     else:
         return dict(event)
     return {**event, "data": data}
+
+
+def hand_history(events: Iterable[Mapping[str, Any]], state: State, seat: int) -> list[dict[str, Any]]:
+    """What ``seat`` has seen of the hand being played in ``state``: the events of
+    ``events`` (each ``{"seq", "type", "data"}``, in order; other keys are left out) that
+    belong to it -- after the hand's first version, up to the state's -- redacted for
+    the seat.  It is what the computer decides from, what a hint and an analysis weigh,
+    and what an import checks the computer's moves against."""
+    first, last = state.hand_start_version, state.version
+    return [
+        redact_event({"seq": e["seq"], "type": e["type"], "data": e["data"]}, seat)
+        for e in events
+        if first < e["seq"] <= last
+    ]

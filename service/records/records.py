@@ -1,21 +1,18 @@
-"""Export and import of match records, on the event store.
+"""Checking a match record, without the database.
 
-An import is checked in three steps, the first failure refused with what and where:
+A record is checked in three steps, the first failure refused with what and where:
 the JSON Schema (``openapi/match-record.schema.json``), the record's own consistency
-(sequence numbers, digest, seats and rules matching the first event), and a replay
-of every event through the engine.  Only then is anything written, in one
-transaction: the events with their original times and the seat tokens.
+(sequence numbers, times, digest, seats and rules matching the first event), and a
+replay of every event through the engine (the computer's moves made again when the
+record names this service's ``BOTS_VERSION``).  Writing an import, and exporting:
+``service.application.records``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import secrets
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import nullcontext
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -23,19 +20,13 @@ from typing import Any
 
 import jsonschema
 
-from service.engine import Event, State, fold
-from service.bots import BOTS_VERSION
-from service.engine.game import TIME_YEARS, WAITING, parse_time
-from service.serving import off_loop
-from service.store import ConcurrencyError, EventStore, MatchNotFound, online
-from service.store.provenance import Provenance, provenance_of
-from service.store.provenance import save as save_provenance
-from service.store.seat_tokens import hash_token, save_seat_tokens
+from service.bots import BOTS_VERSION, computer_decision
+from service.engine import State
+from service.engine.game import TIME_YEARS, parse_time
 from service.store.upcasting import current_version, upcast
 
-from .format import FORMAT, FORMAT_VERSION, build_record, digest_of, record_seats, result_of
+from .format import FORMAT, FORMAT_VERSION, digest_of, record_seats, result_of
 from .replay import ReplayError, plain, replay
-from .signing import SignatureInvalid, Signer
 
 #: The most events a record may hold: a 100-point match between people is well under
 #: 2,000 (players who never knock may take 5,000).
@@ -160,35 +151,6 @@ def stored_event_json(e) -> dict:
     }
 
 
-def export_match(store: EventStore, match_id: uuid.UUID, conn=None, signer: Signer | None = None) -> tuple[dict, State]:
-    """The record of a match (MatchNotFound if there is none) and its final state;
-    signed by ``signer`` when given."""
-    with store.connection() if conn is None else nullcontext(conn) as c:
-        # As stored: an imported record's older schema versions are exported as they came.
-        events = [stored_event_json(e) for e in store.read(match_id, raw=True, conn=c)]
-        if not events:
-            raise MatchNotFound(match_id)
-        where = provenance_of(c, match_id)
-    state = fold(upcast_events(events))
-    record = build_record(str(match_id), state, events)
-    computer = any(seat.get("kind") == "computer" for seat in state.seats)
-    record["bots_version"] = where.bots_version if computer else None
-    record["provenance"] = where.to_json()
-    return (signer.sign(record) if signer is not None else record), state
-
-
-def export_all(store: EventStore, status: str | None = None, batch: int = 100, signer: Signer | None = None) -> Iterator[dict]:
-    """Every match's record (optionally only active or finished ones), oldest first."""
-    offset = 0
-    while True:
-        rows = store.summaries(status=status, limit=batch, offset=offset, newest_first=False)
-        for row in rows:
-            yield export_match(store, row.match_id, signer=signer)[0]
-        if len(rows) < batch:
-            return
-        offset += batch
-
-
 def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, list[dict], State]:
     """Validate a record completely without writing anything; return its match id,
     its events at the current schema versions, and the replayed final state.
@@ -270,11 +232,7 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
     computer = None
     has_computer = any(seat.get("kind") == "computer" for seat in current[0]["data"].get("seats", ()))
     if has_computer and record.get("bots_version") == BOTS_VERSION:
-        # The same computer as this service's: each of its moves is made again.
-        from service.matches import computer_decision
-
-        def computer(state, history):
-            return computer_decision(match_id, state, history)
+        computer = computer_decision  # the same computer as this service's: each of its moves is made again
 
     try:
         replayed = replay(current, computer=computer)
@@ -341,97 +299,8 @@ def upcast_events(events: list[dict]) -> list[dict]:
     return out
 
 
-@dataclass
-class Imported:
-    match_id: uuid.UUID
-    state: State
-    created: bool
-    tokens: dict[int, str]
-    #: A fresh invite code when the match waits for a player (the record holds none).
-    invite: str | None = None
-
-
-#: ``proceed(match_id, state, events)``: the events that continue an imported match
-#: (the deal due, the computer's turns) and the state after them.
-Proceed = Callable[[uuid.UUID, State, list[Event]], tuple[State, list[Event]]]
-
-
-def import_record(
-    store: EventStore, record: Any, make_token, proceed: Proceed | None = None, signer: Signer | None = None
-) -> Imported:
-    """Import a record as a match with the same id; importing it again returns the
-    existing match (``created`` False, no tokens).  All or nothing.
-
-    An unfinished match must be one people can go on with: it needs a person's seat,
-    and ``proceed`` plays what is due before a person acts — a record cut after a
-    hand, or on the computer's turn, continues with the next deal or the computer's
-    move, stored after the record's events (so its export begins with the record)."""
-    # A replay of the whole record: off the event loop, which serves meanwhile.
-    checked: dict = {}
-    match_id, events, state = off_loop(check_record, record, checked)
-    signature = {"status": "unsigned", "key_id": None, "signer": None}
-    if signer is not None:
-        try:
-            signature = signer.check(record)
-        except SignatureInvalid as exc:
-            raise RecordError("signature_invalid", str(exc)) from None
-    if not state.finished and not any(seat.get("kind") in ("human", "open") for seat in state.seats):
-        raise RecordError("cannot_continue", "an unfinished match between two computers cannot be continued here: nobody could act in it")
-    existing = _existing(store, match_id, record)
-    if existing is not None:
-        return existing
-    tokens = {i: make_token(match_id) for i, seat in enumerate(state.seats) if seat.get("kind") == "human"}
-    recorded_at = [parse_time(e["recorded_at"]) for e in events]
-    after, more = state, []
-    if proceed is not None and not state.finished:
-        after, more = proceed(match_id, state, [Event(e["type"], e["data"]) for e in events])
-    invite = secrets.token_urlsafe(24) if after.phase == WAITING else None
-    try:
-        with store.transaction() as conn:
-            store.append(
-                match_id, 0, events, actor="import", recorded_at=recorded_at, state=state, conn=conn,
-                stored_as=[(e["schema_version"], e["data"]) for e in record["events"]],
-            )
-            if more:
-                now = max(datetime.now(timezone.utc), recorded_at[-1])
-                store.append(match_id, len(events), more, actor="system", recorded_at=[now] * len(more), state=after, conn=conn)
-            save_seat_tokens(conn, match_id, {seat: hash_token(t) for seat, t in tokens.items()})
-            save_provenance(conn, match_id, Provenance(
-                "imported", record.get("bots_version"), checked["computer_moves"], signature, None
-            ))
-            if invite is not None:
-                online.save_invite(conn, match_id, hashlib.sha256(invite.encode()).hexdigest(), False)
-    except ConcurrencyError:
-        # Imported by a concurrent request a moment ago: the same record, or another.
-        existing = _existing(store, match_id, record)
-        if existing is not None:
-            return existing
-        raise RecordError("match_exists", f"a different match with id {match_id} already exists here") from None
-    return Imported(match_id, after, True, tokens, invite)
-
-
-def _existing(store: EventStore, match_id: uuid.UUID, record: Mapping) -> Imported | None:
-    """The match already here under the record's id, if it is this record (perhaps
-    continued since); RecordError ``match_exists`` if it is another match."""
-    try:
-        existing, state = export_match(store, match_id)
-    except MatchNotFound:
-        return None
-    count = len(record["events"])
-    if digest_of(existing["events"][:count]) == record["digest"]["value"]:
-        return Imported(match_id, state, False, {})
-    raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
-
-
 def schema_text() -> str:
     return SCHEMA_PATH.read_text()
 
 
-__all__ = [
-    "RecordError",
-    "check_record",
-    "export_all",
-    "export_match",
-    "import_record",
-    "record_schema",
-]
+__all__ = ["RecordError", "check_record", "record_schema", "schema_problems", "stored_event_json", "upcast_events"]

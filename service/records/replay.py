@@ -17,7 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.engine import CommandError, Event, IllegalMoveError, State, decide, fold, redact_event
+from service.engine import (
+    CommandError,
+    Event,
+    IllegalMoveError,
+    State,
+    decide,
+    fold,
+    hand_history,
+)
 
 
 def plain(value: Any) -> str:
@@ -103,7 +111,7 @@ class Replayed:
 
 
 #: ``computer(state, history) -> action``: the computer's move for the seat whose turn it
-#: is, given the seat's redacted events of the hand (``service.matches.computer_decision``).
+#: is, given the seat's redacted events of the hand (``service.bots.computer_decision``).
 Computer = Callable[[State, list[dict]], dict]
 
 
@@ -153,19 +161,10 @@ def _by_computer(command: Mapping[str, Any], state: State) -> bool:
     )
 
 
-def hand_so_far(events: Sequence[Mapping[str, Any]], state: State, i: int, seat: int) -> list[dict]:
-    """The seat's redacted events of the current hand before ``events[i]`` (``state`` is
-    the match just before it): what the seat had seen when it made that move."""
-    return [
-        redact_event({"seq": j + 1, "type": events[j]["type"], "data": events[j]["data"]}, seat)
-        for j in range(state.hand_start_version, i)
-    ]
-
-
 def _check_computer_move(i: int, events, state: State, command: dict, computer: Computer) -> None:
     """The computer's move made again from the record so far must be the recorded one."""
     seat = command["seat"]
-    history = hand_so_far(events, state, i, seat)
+    history = hand_history(events[state.hand_start_version : i], state, seat)
     try:
         action = computer(state, history)
         made = {**action, "seat": seat, **({"at": command["at"]} if "at" in command else {})}

@@ -2,7 +2,7 @@
 
 Connecting::
 
-    pool = connect()            # DATABASE_URL, or the embedded server (database.py)
+    pool = connect(database_url(settings))  # DATABASE_URL, or the embedded server (database.py)
     store = EventStore(pool)
 
 Writing (``events`` are ``service.engine.Event`` or ``{"type", "data"}`` dicts)::
@@ -24,7 +24,7 @@ its seat tokens)::
 
     with store.transaction() as conn:
         store.append(match_id, 0, events, actor="system", conn=conn)
-        save_seat_tokens(conn, match_id, {0: hash_token(token)})
+        save_seat_tokens(conn, match_id, {0: token_hash})
 
 Reading::
 
@@ -47,8 +47,12 @@ from .database import connect, data_dir, database_url
 from .errors import ConcurrencyError, MatchNotFound, StoreError
 from .event_store import SNAPSHOT_FORMAT, EventStore, Page
 from .events import StoredEvent
-from .idempotency import IdempotencyRecord, NewIdempotencyRecord, find_idempotency_record
-from .seat_tokens import hash_token, new_token, save_seat_tokens, seat_of_token
+from .idempotency import (
+    IdempotencyRecord,
+    NewIdempotencyRecord,
+    find_idempotency_record,
+)
+from .seat_tokens import save_seat_token_once, save_seat_tokens, seat_of_token
 from .summaries import MatchSummary
 from .upcasting import CURRENT_VERSIONS, UPCASTERS, upcast
 
@@ -69,8 +73,7 @@ __all__ = [
     "data_dir",
     "database_url",
     "find_idempotency_record",
-    "hash_token",
-    "new_token",
+    "save_seat_token_once",
     "save_seat_tokens",
     "seat_of_token",
     "upcast",

@@ -21,12 +21,11 @@ least recently used are forgotten beyond ``size``.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import NamedTuple
 from uuid import UUID
 
 from service.engine import State
+from service.lru import LRU
 
 #: Matches one process remembers by default (a state is a few kilobytes).
 DEFAULT_SIZE = 4096
@@ -40,32 +39,22 @@ class Entry(NamedTuple):
 
 
 class StateCache:
-    """Entries by match id; safe to share between threads (and greenlets)."""
+    """Entries by match id (an ``LRU``); safe to share between threads (and greenlets)."""
 
     def __init__(self, size: int = DEFAULT_SIZE):
         self.size = size
-        self._entries: OrderedDict[UUID, Entry] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries: LRU[UUID, Entry] = LRU(size)
 
     def get(self, match_id: UUID) -> Entry | None:
-        with self._lock:
-            entry = self._entries.get(match_id)
-            if entry is not None:
-                self._entries.move_to_end(match_id)
-            return entry
+        return self._entries.get(match_id)
 
     def put(self, match_id: UUID, entry: Entry) -> None:
         """Keep ``entry`` unless the cache holds a newer version of the match."""
-        if self.size <= 0:
-            return
-        with self._lock:
-            known = self._entries.get(match_id)
-            if known is not None and known.state.version > entry.state.version:
-                return
-            self._entries[match_id] = entry
-            self._entries.move_to_end(match_id)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+
+        def unless_newer(known: Entry | None) -> tuple[Entry | None, None]:
+            return (None if known is not None and known.state.version > entry.state.version else entry), None
+
+        self._entries.compute(match_id, unless_newer)
 
     def __len__(self) -> int:
         return len(self._entries)

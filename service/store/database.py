@@ -11,7 +11,6 @@ only and stops when the last process using it exits.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 import threading
@@ -26,6 +25,8 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import set_json_dumps, set_json_loads
 from psycopg_pool import ConnectionPool
+
+from service.settings import Settings
 
 APP_NAME = "gin-rummy"
 EMBEDDED_DATABASE = "gin_rummy"
@@ -50,15 +51,14 @@ set_json_dumps(_dumps)
 set_json_loads(orjson.loads)
 
 
-def data_dir() -> Path:
+def data_dir(settings: Settings) -> Path:
     """The folder for the embedded server's data: ``GIN_RUMMY_DATA_DIR`` or the user's data folder."""
-    configured = os.environ.get("GIN_RUMMY_DATA_DIR")
-    return Path(configured).expanduser() if configured else platformdirs.user_data_path(APP_NAME)
+    return settings.data_dir if settings.data_dir is not None else platformdirs.user_data_path(APP_NAME)
 
 
-def database_url() -> str:
+def database_url(settings: Settings) -> str:
     """``DATABASE_URL`` if set, else the URL of the embedded server (started if need be)."""
-    return os.environ.get("DATABASE_URL") or embedded_url(data_dir())
+    return settings.database_url or embedded_url(data_dir(settings))
 
 
 def embedded_url(folder: Path, database: str = EMBEDDED_DATABASE) -> str:
@@ -157,8 +157,8 @@ def with_database(url: str, name: str) -> str:
     return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
 
 
-def connect(url: str | None = None, *, min_size: int = 1, max_size: int = 10, **kwargs) -> ConnectionPool:
-    """An open connection pool for ``url`` (default: :func:`database_url`).
+def connect(url: str, *, min_size: int = 1, max_size: int = 10, **kwargs) -> ConnectionPool:
+    """An open connection pool for ``url`` (see :func:`database_url`).
 
     Connections are in autocommit mode (a single statement is its own transaction, and
     the store opens explicit transactions, ``EventStore.transaction``, where it needs
@@ -174,7 +174,7 @@ def connect(url: str | None = None, *, min_size: int = 1, max_size: int = 10, **
     kwargs.setdefault("timeout", POOL_TIMEOUT)
     kwargs.setdefault("reconnect_timeout", RECONNECT_TIMEOUT)
     return ConnectionPool(
-        url or database_url(),
+        url,
         min_size=min_size,
         max_size=max_size,
         # UTC: every time the service reads back (and so prints) is in one zone,

@@ -26,12 +26,18 @@ from service.engine import Event, State, fold
 
 from . import players as _players
 from . import summaries as _summaries
+from .cache import DEFAULT_SIZE, Entry, StateCache, hand_tail, keeps_hand_events
 from .errors import ConcurrencyError, MatchNotFound
 from .events import COLUMNS, StoredEvent, current_data, stored_events
-from .cache import DEFAULT_SIZE, Entry, StateCache, hand_tail, keeps_hand_events
 from .idempotency import NewIdempotencyRecord
 from .notifications import Announcer, payload
-from .summaries import INSERT_SUMMARY, SUMMARY_EVENTS, UPDATE_SUMMARY, MatchSummary, summary_changes
+from .summaries import (
+    INSERT_SUMMARY,
+    SUMMARY_EVENTS,
+    UPDATE_SUMMARY,
+    MatchSummary,
+    summary_changes,
+)
 from .upcasting import current_version
 
 # The layout of the engine's State: snapshots of another layout are ignored (they are
@@ -177,11 +183,12 @@ class EventStore:
         return Announcer.of(self.pool.conninfo)
 
     @contextmanager
-    def transaction(self) -> Iterator[psycopg.Connection]:
-        """A unit of work: appends, seat tokens and idempotency records written through
-        the connection yielded commit together, or not at all.  Its appends are
-        announced (notifications.py) once it has committed."""
-        with self._pooled() as conn:
+    def transaction(self, conn: psycopg.Connection | None = None) -> Iterator[psycopg.Connection]:
+        """A transaction (on ``conn``, a connection with none open, or a pooled one): the
+        appends, seat tokens and idempotency records written through the connection
+        yielded commit together, or not at all.  Its appends are announced
+        (notifications.py) once it has committed."""
+        with self._connection(conn) as conn:
             pending = self._unannounced[id(conn)] = []
             try:
                 with conn.transaction():

@@ -1,34 +1,31 @@
 """Seat tokens: who may act for a seat.  Only a hash of each token is stored.
 
-A token is 32 random bytes, so a plain SHA-256 is enough (there is nothing to guess a
-dictionary word from), and the lookup is by hash, so no comparison leaks timing.
-
->>> hash_token("abc") == hash_token("abc") != hash_token("abd")
-True
+The tokens themselves, their format and their hash: ``service.application.tokens``.
+The lookup is by hash, so no comparison in Python sees a token or leaks its timing.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Mapping
 from uuid import UUID
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(32)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def save_seat_tokens(conn, match_id: UUID, token_hashes: Mapping[int, str]) -> None:
-    """Store ``{seat: hash_token(token)}`` for the match (seats without a token: omitted)."""
+    """Store ``{seat: token hash}`` for the match (seats without a token: omitted)."""
     conn.cursor().executemany(
         "INSERT INTO seat_tokens (match_id, seat, token_hash) VALUES (%s, %s, %s)",
         [(match_id, seat, token_hash) for seat, token_hash in token_hashes.items()],
     )
+
+
+def save_seat_token_once(conn, match_id: UUID, seat: int, token_hash: str) -> bool:
+    """Store the seat's token hash unless the seat has one already; whether it was stored."""
+    row = conn.execute(
+        "INSERT INTO seat_tokens (match_id, seat, token_hash) VALUES (%s, %s, %s)"
+        " ON CONFLICT DO NOTHING RETURNING seat",
+        (match_id, seat, token_hash),
+    ).fetchone()
+    return row is not None
 
 
 def seat_of_token(conn, match_id: UUID, token_hash: str) -> int | None:

@@ -46,7 +46,7 @@ TEXT_LINES = 12
 
 def make_app(store):
     app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
-    app.extensions["gin_rummy"].matches.deal_rng = random.Random("the examples' deals")
+    app.extensions["gin_rummy"].play.deal_rng = random.Random("the examples' deals")
     return app
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.matches import seat_token
-from service.store import hash_token, save_seat_tokens
+from service.application.tokens import hash_token, seat_token
+from service.store import save_seat_tokens
 from tests.factories import endless_match
 
 from .conftest import bearer

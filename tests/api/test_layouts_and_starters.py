@@ -2,7 +2,7 @@
 
 import pytest
 
-import service.matches
+import service.application.play
 from tests.engine.scenarios import stacked_deck
 
 
@@ -12,7 +12,7 @@ def deal(monkeypatch):
 
     def stack(*hands):
         deck = stacked_deck(*hands)
-        monkeypatch.setattr(service.matches, "deal_command", lambda rng: {"type": "deal", "deck": deck, "salt": "00"})
+        monkeypatch.setattr(service.application.play, "deal_command", lambda rng: {"type": "deal", "deck": deck, "salt": "00"})
 
     return stack
 

@@ -8,9 +8,10 @@ import pytest
 from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Response
 
-from service.api import DEFAULT_RATE_LIMIT_PER_ADDRESS, DEFAULT_RATE_LIMIT_PER_TOKEN, create_app
+from service.api import create_app
+from service.settings import Settings
 from service.api.ratelimit import Rate, TokenBuckets, parse_rate
-from service.store import hash_token
+from service.application.tokens import hash_token
 
 from .conftest import OPERATOR, bearer
 
@@ -193,15 +194,15 @@ def test_the_limiter_keeps_no_token(store):
     created = client.post("/matches", json={}).json
     token = created["seats"][0]["token"]
     assert client.get(f"/matches/{created['id']}", headers=bearer(token)).status_code == 200
-    keys = list(app.extensions["gin_rummy_rate_limiter"].per_token._buckets)
+    keys = app.extensions["gin_rummy_rate_limiter"].per_token.keys()
     assert len(keys) == 1
     secret = token.split(".")[-1]
     assert secret not in keys[0] and token not in keys[0] and keys[0] != hash_token(token)
 
 
 def test_the_default_limits_leave_room_for_fast_play(client, new_match):
-    assert parse_rate(DEFAULT_RATE_LIMIT_PER_TOKEN).burst >= 200
-    assert parse_rate(DEFAULT_RATE_LIMIT_PER_ADDRESS).per_second >= 500
+    assert Settings().rate_limit_per_token.burst >= 200
+    assert Settings().rate_limit_per_address.per_second >= 500
     _, players = new_match()
     statuses = {players[0].client.get(f"/matches/{players[0].match_id}", headers=players[0].headers).status_code for _ in range(150)}
     assert statuses == {200}

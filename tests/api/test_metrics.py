@@ -121,8 +121,9 @@ def test_several_worker_processes_are_summed_through_the_multiprocess_directory(
         import sys
         from service import gunicorn_conf
         from service.api import metrics
+        from service.settings import Settings
         gunicorn_conf.child_exit(None, type("Worker", (), {"pid": int(sys.argv[1])}))
-        sys.stdout.write(metrics.exposition().decode())
+        sys.stdout.write(metrics.exposition(Settings.from_env().metrics_dir).decode())
         """
     )
     env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}

@@ -428,7 +428,7 @@ def test_a_move_stored_before_the_database_fails_is_answered_200_not_503(app, cl
 def test_a_move_answered_after_the_database_failed_reads_the_same_as_its_retry(store, monkeypatch):
     import psycopg
 
-    from service.api import matches as api_matches
+    from service.application import views as api_matches
 
     made = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
     created = made.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer"}]}).json

@@ -127,7 +127,10 @@ def test_a_database_outage_is_a_503_with_retry_after(store):
         class pool:  # nothing listens on port 1
             conninfo = "postgresql://nobody@127.0.0.1:1/none"
 
-        def transaction(self):
+        def transaction(self, conn=None):
+            raise psycopg.OperationalError("connection refused")
+
+        def connection(self):
             raise psycopg.OperationalError("connection refused")
 
     app = create_app({"STORE": Down(), "TESTING": True})

@@ -12,7 +12,7 @@ import pytest
 from service.api import schemas as s
 from service.engine import PRESETS, fold
 from service.engine.simulate import play_match
-from service.matches import view_for
+from service.application.views import view_for
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

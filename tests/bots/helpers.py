@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from service.engine import DECK, State, check_arrangement, deadwood, decide, fold, redact_event
-from service.matches import view_for
+from service.application.views import view_for
 
 MATCH_ID = uuid.UUID(int=7)
 

@@ -7,11 +7,11 @@ import random
 import pytest
 
 from service.bots import LEVELS, choose_action
-from service.bots.arena import grow_histories, play_match
-from service.engine import PRESETS, State, decide, fold
+from service.bots.arena import hand_events, play_match
+from service.engine import PRESETS, State, decide, fold, hand_history
 from service.engine.game import AWAITING_DEAL
 from service.engine.simulate import deal_command, random_action
-from service.matches import view_for
+from service.application.views import view_for
 
 from .helpers import MATCH_ID, SEATS, assert_legal
 
@@ -57,7 +57,7 @@ def test_every_level_answers_legally_in_positions_reached_by_random_play(preset)
             State(), {"type": "start_match", "rules": {"preset": preset, "single_hand": True}, "seats": SEATS}
         )
         state = fold(events)
-        history: list[list[dict]] = [[], []]
+        hand: list[dict] = []
         while not state.finished:
             if state.phase == AWAITING_DEAL:
                 command = deal_command(rng)
@@ -65,12 +65,12 @@ def test_every_level_answers_legally_in_positions_reached_by_random_play(preset)
                 seat = state.turn
                 view = view_for(state, seat, MATCH_ID)
                 for level in LEVELS:
-                    action = choose_action(view, list(history[seat]), level, random.Random(asked))
+                    action = choose_action(view, hand_history(hand, state, seat), level, random.Random(asked))
                     assert_legal(view, action)
                     asked += 1
                 command = random_action(state, rng)
             new = decide(state, command)
-            history = grow_histories(history, state.version, new)
+            hand = hand_events(hand, state.version, new)
             state = fold(new, state)
     assert asked > 500
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
+import uuid
 
 import pytest
 
 from service.api import create_app
 from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer, plays
+from tests.support.live import streams_of, wait_listening
 
 
 def sse_ids(chunks) -> tuple[list[int], list[str]]:
@@ -47,7 +49,7 @@ def test_a_follower_too_far_behind_is_disconnected_and_resumes_without_a_gap(app
     fast_chunks, slow_chunks = fast.iter_encoded(), slow.iter_encoded()
     slow_seen = [next(slow_chunks), next(slow_chunks)]  # retry, then the backlog: seq 1 and 2
     assert sse_ids(slow_seen)[0] == [1, 2]
-    assert hub.wait_listening(10)
+    assert wait_listening(hub, 10)
 
     fast_seen: list[bytes] = []
     reader = threading.Thread(target=lambda: fast_seen.extend(fast_chunks), daemon=True)
@@ -90,6 +92,6 @@ def test_a_closed_stream_gives_its_place_back(app):
     created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"name": "Bob"}]}).json
     hub = app.extensions["gin_rummy"].hub
     r = client.get(f"/matches/{created['id']}/stream?wait=30", headers=bearer(created["seats"][0]["token"]), buffered=False)
-    assert hub.open_streams == 1 and hub.streams_of(__import__("uuid").UUID(created["id"])) == 1
+    assert hub.open_streams == 1 and streams_of(hub, uuid.UUID(created["id"])) == 1
     r.close()  # never read: the place is given back all the same
     assert hub.open_streams == 0

@@ -341,7 +341,7 @@ KINDS = {
 @pytest.fixture
 def source(store):
     app = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
-    app.extensions["gin_rummy"].matches.deal_rng = random.Random("auditor-deals")  # the same deals every run
+    app.extensions["gin_rummy"].play.deal_rng = random.Random("auditor-deals")  # the same deals every run
     return app.test_client()
 
 

@@ -361,7 +361,7 @@ def test_replay_of_a_record_file_prints_its_movetext_without_a_database(played, 
     _, _, record, text = played
     path = write_record(tmp_path, record)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    monkeypatch.setattr("service.cli._store", lambda: pytest.fail("replay FILE opened the database"))
+    monkeypatch.setattr("service.cli.records.application", lambda settings: pytest.fail("replay FILE opened the database"))
     assert main(["replay", str(path)]) == 0
     assert capsys.readouterr().out == text
     assert main(["replay", str(path), "--format", "hands", "--hand", "1"]) == 0

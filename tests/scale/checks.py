@@ -16,7 +16,7 @@ from uuid import UUID
 import psycopg
 
 from service.engine import State, fold
-from service.matches import status_of
+from service.application.views import status_of
 from service.store import SNAPSHOT_FORMAT
 from service.store.events import COLUMNS, stored_events
 from service.store.summaries import SELECT_SUMMARIES, MatchSummary

@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from service.application.tokens import hash_token
 from service.engine import Event, fold
 from service.store import (
     ConcurrencyError,
     MatchNotFound,
     NewIdempotencyRecord,
     find_idempotency_record,
-    hash_token,
     save_seat_tokens,
     seat_of_token,
 )

@@ -74,9 +74,10 @@ def a_record(store) -> dict:
     start = StartMatchFactory(seats=[HumanSeatFactory(name="Ann"), HumanSeatFactory(name="Bob")],
                               rules={"preset": "classic", "single_hand": True})
     match = MatchFactory.create(store=store, start=start)
-    from service.records.records import export_match
+    from service.application import Application
+    from service.settings import Settings
 
-    return export_match(store, match.match_id)[0]
+    return Application.build(Settings(), store=store).records.record_of(match.match_id, signed=False)[0]
 
 
 def test_import_into_a_fresh_createdb_database_migrates_it_first(
@@ -168,13 +169,13 @@ def test_every_pool_the_command_opens_is_closed_when_it_ends(store, database_url
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
     opened = []
-    real_connect = cli.connect
+    real_connect = cli.common.connect
 
     def connect(*args, **kwargs):
         opened.append(real_connect(*args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr(cli, "connect", connect)
+    monkeypatch.setattr(cli.common, "connect", connect)
     monkeypatch.setenv("DATABASE_URL", database_url)
     match = record["match_id"]
     for command in (["export", match], ["import", str(path)], ["replay", match], ["audit", match], ["keys", "list"]):

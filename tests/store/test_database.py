@@ -12,20 +12,21 @@ import platformdirs
 import psutil
 import psycopg
 
+from service.settings import Settings
 from service.store import data_dir, database_url
 from service.store.database import embedded_url, start_embedded_server
 
 
 def test_database_url_comes_from_the_environment_when_set(monkeypatch):
     monkeypatch.setenv("DATABASE_URL", "postgresql://someone@db.example:5432/gin")
-    assert database_url() == "postgresql://someone@db.example:5432/gin"
+    assert database_url(Settings.from_env()) == "postgresql://someone@db.example:5432/gin"
 
 
 def test_the_embedded_data_lives_in_the_user_data_folder_unless_overridden(monkeypatch, tmp_path):
     monkeypatch.delenv("GIN_RUMMY_DATA_DIR", raising=False)
-    assert data_dir() == platformdirs.user_data_path("gin-rummy")
+    assert data_dir(Settings.from_env()) == platformdirs.user_data_path("gin-rummy")
     monkeypatch.setenv("GIN_RUMMY_DATA_DIR", str(tmp_path / "data"))
-    assert data_dir() == tmp_path / "data"
+    assert data_dir(Settings.from_env()) == tmp_path / "data"
 
 
 def running(pid: int) -> bool:

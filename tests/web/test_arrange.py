@@ -12,7 +12,7 @@ web = pytest.mark.web
 
 
 def deal(app, *decks) -> None:
-    app.extensions["gin_rummy"].matches.deal_rng = FixedDeals(*decks)
+    app.extensions["gin_rummy"].play.deal_rng = FixedDeals(*decks)
 
 
 def recorded(client: Client, etype: str) -> dict:

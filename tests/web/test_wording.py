@@ -40,7 +40,7 @@ def test_the_history_names_a_computers_level_once(client: Client):
 
 @web
 def test_a_refused_import_says_why_in_one_plain_sentence(app, client: Client, tmp_path):
-    app.extensions["gin_rummy"].matches.deal_rng = FixedDeals(KNOCK_DEAL)
+    app.extensions["gin_rummy"].play.deal_rng = FixedDeals(KNOCK_DEAL)
     match_id, tokens = hotseat_knock(client.base)
     record = api(client.base, "GET", f"/matches/{match_id}/export", token=tokens[0])
     assert record["events"][3]["type"] == "knocked"
@@ -76,7 +76,7 @@ def test_a_refused_import_says_why_in_one_plain_sentence(app, client: Client, tm
 
 @web
 def test_the_card_just_drawn_is_explained(app, client: Client):
-    app.extensions["gin_rummy"].matches.deal_rng = FixedDeals(KNOCK_DEAL)
+    app.extensions["gin_rummy"].play.deal_rng = FixedDeals(KNOCK_DEAL)
     page = client.page
     client.start_hotseat("classic", single=True)
     client.draw("#stock")
@@ -90,7 +90,7 @@ def test_the_card_just_drawn_is_explained(app, client: Client):
 
 @web
 def test_the_score_bar_names_the_hand_whose_result_is_shown(app, client: Client):
-    app.extensions["gin_rummy"].matches.deal_rng = FixedDeals(KNOCK_DEAL)
+    app.extensions["gin_rummy"].play.deal_rng = FixedDeals(KNOCK_DEAL)
     page = client.page
     client.start_hotseat("classic", single=False)
     assert page.inner_text("#score-meta").endswith("· hand 1")

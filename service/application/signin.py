@@ -1,12 +1,10 @@
-"""Players: guests with a player token, and people signed in by the front end's own
-identity provider (a JWT verified against its JWKS).
+"""Sign-in by the front end's own identity provider: a JWT verified against its JWKS.
 
-A player token reads ``gp1.<player id>.<secret>``: like a seat token it names what it
-is for (not secret) and holds 256 random bits; only its hash is kept.  A JWT is
-accepted when ``JwtVerifier`` is configured (issuer, audience, keys): its signature
-(RS256, ES256 or EdDSA, by a key of the JWKS named by its ``kid``), expiry, not-before,
-issuer and audience are checked by PyJWT, and its ``sub`` becomes a player, made on
-first sight and named from a claim.  A refusal says which check failed.
+A JWT is accepted when ``JwtVerifier`` is configured (issuer, audience, keys): its
+signature (RS256, ES256 or EdDSA, by a key of the JWKS named by its ``kid``), expiry,
+not-before, issuer and audience are checked by PyJWT, and its ``sub`` becomes a player,
+made on first sight and named from a claim.  A refusal says which check failed.
+(Guests have a player token of ours instead: ``service.application.tokens``.)
 """
 
 from __future__ import annotations
@@ -21,33 +19,14 @@ from pathlib import Path
 import jwt
 
 from service.engine.game import NAME_LENGTH
-from service.store import hash_token, new_token
+from service.settings import Settings
 from service.store import players as store_players
+
+from .errors import Unauthorized
 
 ALGORITHMS = ("RS256", "ES256", "EdDSA")
 #: Terminal escape sequences (CSI ``ESC [ … final``, OSC ``ESC ] … BEL/ST``, and two-character ones).
 ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[0-~]")
-
-
-def player_token(player_id: uuid.UUID) -> str:
-    return f"gp1.{player_id.hex}.{new_token()}"
-
-
-def player_of_token(token: str) -> uuid.UUID | None:
-    """The player a player token names, or None when it is not shaped like one."""
-    parts = token.split(".")
-    if len(parts) != 3 or parts[0] != "gp1":
-        return None
-    try:
-        return uuid.UUID(hex=parts[1])
-    except ValueError:
-        return None
-
-
-def create_guest(conn, name: str) -> tuple[store_players.Player, str]:
-    player_id = uuid.uuid4()
-    token = player_token(player_id)
-    return store_players.create_guest(conn, player_id, name, hash_token(token)), token
 
 
 def clean_name(value: object, fallback: str = "Player") -> str:
@@ -61,10 +40,11 @@ def clean_name(value: object, fallback: str = "Player") -> str:
     return name or fallback
 
 
-class JwtRefused(Exception):
+class JwtRefused(Unauthorized):
+    """A sign-in token refused: ``code`` names the check it failed."""
+
     def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code, reason=code)
 
 
 class JwtVerifier:
@@ -94,10 +74,6 @@ class JwtVerifier:
         self._file = Path(jwks_file) if jwks_file else None
         self._keys: dict[str, jwt.PyJWK] = {}
         self._lock = threading.Lock()
-
-    @staticmethod
-    def looks_like_jwt(token: str) -> bool:
-        return token.count(".") == 2 and token.startswith("eyJ")
 
     def _key(self, kid: str | None) -> jwt.PyJWK:
         if kid is None:
@@ -150,3 +126,16 @@ class JwtVerifier:
         subject = f"{self.issuer} {claims['sub']}"
         name = clean_name(claims.get(self.name_claim) or claims.get("preferred_username"))
         return store_players.player_of_subject(conn, subject, uuid.uuid4(), name)
+
+
+def verifier_of(settings: Settings) -> JwtVerifier | None:
+    """The verifier the settings configure (None: no JWT is accepted)."""
+    if not settings.jwt_issuer:
+        return None
+    if not settings.jwt_audience:
+        raise ValueError("GIN_RUMMY_JWT_ISSUER is set: set GIN_RUMMY_JWT_AUDIENCE too (the audience its tokens name)")
+    return JwtVerifier(
+        settings.jwt_issuer, settings.jwt_audience, jwks_url=settings.jwt_jwks_url, jwks_file=settings.jwt_jwks_file,
+        name_claim=settings.jwt_name_claim or "name", leeway=settings.jwt_leeway_seconds,
+        refetch_cooldown=settings.jwt_jwks_cooldown_seconds,
+    )

@@ -1,0 +1,119 @@
+"""The application layer: the one place where each use case happens.
+
+A route of the REST API (``service.api``) or a ``gin-rummy`` command (``service.cli``)
+parses its input, calls one use case here, and encodes what it returns; nothing below
+this layer knows of requests, and nothing here knows of HTTP.  Each use case opens one
+``UnitOfWork`` (its reads, then its writes all at once), authorises its caller
+(``callers``), and answers in the shapes ``views`` builds.  Its refusals are
+``ApplicationError``\\ s (``errors``), beside the engine's rule errors and the store's
+``MatchNotFound`` / ``ConcurrencyError``.
+
+- ``matches``: create, join, play again, the lobby, the caller's matches
+- ``actions``: act (idempotent retries included), the view, the events feed
+- ``streams``: the live stream of a match
+- ``coaching``: hints and analyses
+- ``records``: export, import (written by the code that writes every new match), past
+  states, hands, the audit
+- ``players``: guests, the calling player, profiles, the leaderboard
+- ``play``: the deals and the computer's turns between a person's moves
+- ``tokens``: every token's format, hash and parse
+
+``Application.build(settings)`` composes them on a store (and, serving, on a hub of
+live streams); ``create_app`` and the commands each build one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import datetime
+
+from service import ratings
+from service.live import LiveHub, Presence, StreamLimits
+from service.records.signing import Signer
+from service.settings import Settings
+from service.store import EventStore, connect, database_url
+from service.store.database import Probe
+from service.store.idempotency import purge_periodically
+
+from .actions import Actions
+from .callers import Callers
+from .coaching import Coaching
+from .errors import ApplicationError
+from .hooks import Hooks
+from .matches import MatchService
+from .play import Play, system_clock
+from .players import Players
+from .records import Records
+from .signin import verifier_of
+from .streams import Streams
+from .views import Views
+
+
+class Application:
+    def __init__(
+        self,
+        settings: Settings,
+        store: EventStore,
+        *,
+        reader: EventStore | None = None,
+        hooks: Hooks | None = None,
+        clock: Callable[[], datetime] = system_clock,
+        deal_rng: random.Random | None = None,
+        owned_pools: tuple = (),
+    ):
+        self.settings = settings
+        self.store = store
+        hooks = hooks or Hooks()
+        reader = reader or store
+        limits = StreamLimits(settings.streams_per_token, settings.streams_per_address, settings.streams_per_process)
+        self.hub = LiveHub(reader, limits=limits, buffer_events=settings.stream_buffer_events) if store.pool else None
+        self.probe = Probe(store.pool.conninfo) if store.pool else None
+        self.presence = Presence(cache_seconds=settings.presence_cache_seconds)
+        self.signer = Signer(
+            store, key_file=settings.signing_key_file, signer=settings.public_url, trusted=settings.trusted_jwks
+        )
+        self.callers = Callers(store, settings.operator_token, verifier_of(settings))
+        self.views = Views(store, self.presence, clock)
+        self.play = Play(store, hooks, clock, deal_rng)
+        self.matches = MatchService(store, self.callers, self.views, self.play)
+        self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store))
+        self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
+        self.coaching = Coaching(store, self.callers, self.play)
+        self.records = Records(store, self.callers, self.views, self.matches, self.play, self.signer)
+        self.players = Players(store, self.callers)
+        #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
+        self.owned_pools = owned_pools
+
+    @classmethod
+    def build(
+        cls, settings: Settings, *, store: EventStore | None = None, hooks: Hooks | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> Application:
+        """The application on ``store``, or on the database of the settings (then with
+        pools of its own, and the hourly purge of old Idempotency-Key answers)."""
+        options = {"hooks": hooks, **({"clock": clock} if clock is not None else {})}
+        if store is not None:
+            return cls(settings, store, **options)
+        url = database_url(settings)
+        store = EventStore(connect(url))
+        # Streams read through a small pool of their own: a crowd of them catching up
+        # never takes the connections that actions need.
+        reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
+        if settings.idempotency_purge_seconds:
+            purge_periodically(store.pool, every=float(settings.idempotency_purge_seconds))
+        return cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+
+    def end_streams(self) -> None:
+        """End every live stream (their clients reconnect, to another instance)."""
+        if self.hub is not None:
+            self.hub.shutdown()
+
+    def close(self) -> None:
+        """End the streams and close the pools the application opened (a worker's exit)."""
+        self.end_streams()
+        for pool in self.owned_pools:
+            pool.close()
+
+
+__all__ = ["Application", "ApplicationError", "Hooks"]

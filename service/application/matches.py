@@ -1,0 +1,345 @@
+"""Matches made and joined: create, join, play again, the lobby, the caller's matches.
+
+Online play: a match may have open seats, taken with ``join`` (by its invite code, whose
+hash is kept with the match, or without one when the match is public); a finished match
+can be played again (``rematch``) by the same seats, swapped so that the other one
+starts, each getting its seat token when it asks.
+
+Every new match -- made here, or imported (``service.application.records``) -- is
+written by ``stage_new_match``: its events, its seat tokens' hashes, the players bound to
+its seats, its provenance and its invite, in one unit of work.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from service.bots import BOTS_VERSION
+from service.engine import IllegalMoveError, State, decide, fold
+from service.engine.game import MATCH_OVER, MAX_SEED, WAITING
+from service.engine.rules import rules_from_json
+from service.store import (
+    ConcurrencyError,
+    EventStore,
+    online,
+    save_seat_token_once,
+    save_seat_tokens,
+)
+from service.store import players as store_players
+from service.store import provenance as provenance_rows
+from service.store.provenance import Provenance
+
+from . import tokens
+from .callers import Callers
+from .errors import Conflict, Forbidden, Invalid, NoRematch, SeatTaken
+from .play import Play
+from .unit_of_work import UnitOfWork
+from .views import Views, public_seats, view_for
+
+#: How long a public match stays in the lobby.
+LOBBY_MAX_AGE = timedelta(hours=1)
+
+DEFAULT_SEATS = ({"kind": "human"}, {"kind": "computer", "level": "medium"})
+
+
+@dataclass
+class Created:
+    match_id: uuid.UUID
+    state: State
+    #: One bearer token per human seat given one, shown only this once.
+    tokens: dict[int, str]
+    #: The invite code of a match with an open seat (shown once, like a token).
+    invite: str | None
+    public: bool
+    #: The first person's view.
+    view: dict
+
+
+@dataclass
+class Joined:
+    match_id: uuid.UUID
+    seat: int
+    token: str
+    state: State
+    view: dict
+
+
+@dataclass
+class Rematched:
+    match_id: uuid.UUID
+    seat: int
+    #: The caller's seat token in the rematch; None when that seat was given one before.
+    token: str | None
+    created: bool
+    state: State
+    view: dict
+
+
+@dataclass
+class Page:
+    items: list[dict]
+    next_cursor: str | None
+
+
+class _Linked(Exception):
+    """The rematch was linked by another request first (its creation is rolled back)."""
+
+    def __init__(self, rematch_id: uuid.UUID):
+        self.rematch_id = rematch_id
+
+
+def start_command(spec: Mapping[str, Any]) -> tuple[dict, list[int]]:
+    """The start_match command for a request body, and its human seats (to get tokens)."""
+    rules = dict(spec.get("rules") or {})
+    if "single_hand" in spec:
+        rules["single_hand"] = spec["single_hand"]
+    seats, humans = [], []
+    for i, given in enumerate(spec.get("seats") or DEFAULT_SEATS):
+        seat = dict(given)
+        kind = seat.get("kind", "human")
+        if kind == "computer":
+            # Below 2**53, so a JavaScript client reads the seed (and a record) exactly.
+            seat["seed"] = secrets.randbelow(MAX_SEED + 1)
+        elif kind == "human":
+            humans.append(i)
+        seats.append(seat)
+    return {"type": "start_match", "rules": rules, "seats": seats}, humans
+
+
+def rematch_seat(seat: dict) -> dict:
+    """A seat of a finished match as a seat of its rematch (a computer gets a new seed;
+    a player keeps their seat)."""
+    if seat["kind"] == "computer":
+        return {"kind": "computer", "level": seat["level"], "name": seat["name"]}
+    return {key: seat[key] for key in ("kind", "name", "player") if key in seat}
+
+
+class MatchService:
+    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play):
+        self.store = store
+        self.callers = callers
+        self.views = views
+        self.play = play
+
+    def stage_new_match(
+        self, uow: UnitOfWork, match_id: uuid.UUID, appends: list[dict], *, seat_tokens: Mapping[int, str],
+        players: Mapping[int, str], provenance: Provenance, invite: str | None, public: bool = False,
+    ) -> None:
+        """Stage everything a new match writes: ``appends`` (``UnitOfWork.append``'s
+        arguments, in order), the hashes of its seat tokens, the players bound to its
+        seats, its provenance and the hash of its invite code."""
+        for batch in appends:
+            uow.append(match_id, **batch)
+        hashes = {seat: tokens.hash_token(token) for seat, token in seat_tokens.items()}
+        uow.write(lambda conn: save_seat_tokens(conn, match_id, hashes))
+        if players:
+            uow.write(lambda conn: store_players.bind_seats(conn, match_id, players))
+        uow.write(lambda conn: provenance_rows.save(conn, match_id, provenance))
+        if invite is not None:
+            code_hash = tokens.hash_token(invite)
+            uow.write(lambda conn: online.save_invite(conn, match_id, code_hash, public))
+
+    # --- creating -----------------------------------------------------------------------
+
+    def create(self, token: str | None, spec: Mapping[str, Any], *, public: bool = False) -> Created:
+        """A match from a request body; a player calling (``token``) takes its first
+        person's seat."""
+        if not any(seat.get("kind", "human") == "human" for seat in spec.get("seats") or DEFAULT_SEATS):
+            raise Invalid("at least one seat must be human", errors={"seats": ["at least one human seat"]})
+        with UnitOfWork(self.store) as uow:
+            player = self.callers.optional_player(uow, token)
+            if player is not None:
+                spec = self._seat_the_player(uow, spec, player)
+            match_id, state, seat_tokens, invite, moves = self._new_match(uow, spec, public=public)
+            uow.commit()
+            self.play.report(moves)
+            provenance = self.views.provenance(uow.conn, match_id)
+        view = view_for(state, min(seat_tokens), match_id, now=self.views.clock(), provenance=provenance)
+        return Created(match_id, state, seat_tokens, invite, public, view)
+
+    def _new_match(
+        self, uow: UnitOfWork, spec: Mapping[str, Any], *, public: bool = False, token_seats: set[int] | None = None,
+    ) -> tuple[uuid.UUID, State, dict[int, str], str | None, list[str]]:
+        """Stage a new match: its id, its state, the seat tokens (of ``token_seats``, or
+        every person's seat), its invite code (when a seat is open) and the computer's
+        moves in it (to report once it is stored)."""
+        command, humans = start_command(spec)
+        match_id = uuid.uuid4()
+        seat_tokens = {seat: tokens.seat_token(match_id) for seat in humans if token_seats is None or seat in token_seats}
+        events = decide(State(), {**command, "at": self.play.stamp(State())})
+        state = fold(events)
+        moves: list[str] = []
+        state, more = self.play.autoplay(match_id, state, [], moves=moves)
+        events += more
+        invite = tokens.new_invite() if state.phase == WAITING else None
+        held = {i: seat["player"] for i, seat in enumerate(state.seats) if "player" in seat}
+        computer = any(seat["kind"] == "computer" for seat in state.seats)
+        self.stage_new_match(
+            uow, match_id, [{"expected_version": 0, "events": events, "actor": "system", "state": state}],
+            seat_tokens=seat_tokens, players=held, invite=invite, public=public,
+            provenance=Provenance("played", BOTS_VERSION if computer else None, None, None, None),
+        )
+        return match_id, state, seat_tokens, invite, moves
+
+    def _seat_the_player(self, uow: UnitOfWork, spec: Mapping[str, Any], player_id: uuid.UUID) -> dict:
+        """The match body with the calling player on its first person's seat (named after
+        the player unless the seat has a name)."""
+        seats = [dict(seat) for seat in spec.get("seats") or DEFAULT_SEATS]
+        first = next((i for i, seat in enumerate(seats) if seat.get("kind", "human") == "human"), None)
+        if first is None:
+            raise Invalid("a player's match needs a person's seat (kind human) for the player", code="no_seat_for_player")
+        seats[first]["player"] = str(player_id)
+        seats[first].setdefault("name", store_players.get_player(uow.conn, player_id).name)
+        return {**spec, "seats": seats}
+
+    # --- joining ------------------------------------------------------------------------
+
+    def join(self, token: str | None, match_id: uuid.UUID, code: str | None, name: str | None) -> Joined:
+        """Take an open seat (for the calling player, if a player calls): with the invite
+        code, or without one in a public match.  SeatTaken when every seat is taken,
+        also when another player took the last one a moment before."""
+        with UnitOfWork(self.store) as uow:
+            player = self.callers.optional_player(uow, token)
+            if name is None and player is not None:
+                name = store_players.get_player(uow.conn, player).name
+            if name is None:
+                raise Invalid("say the name to play under", errors={"name": ["required without a player token"]})
+            for attempt in (1, 2):
+                try:
+                    seat, seat_token, state = self._join(uow, match_id, code, name, player)
+                    break
+                except ConcurrencyError:
+                    if attempt == 2:
+                        raise
+                    # someone else changed the match (joined, most likely): look again
+            context = self.views.context(uow.conn, state, match_id, stored=True)
+            view = self.views.view(state, seat, match_id, context)
+        return Joined(match_id, seat, seat_token, state, view)
+
+    def _join(self, uow: UnitOfWork, match_id: uuid.UUID, code: str | None, name: str, player: uuid.UUID | None):
+        state = self.store.load(match_id, conn=uow.conn)
+        invite = online.find_invite(uow.conn, match_id)
+        if invite is None or state.phase != WAITING:
+            raise SeatTaken("no seat of this match is open")
+        if not invite.public and not code:
+            raise Forbidden("this match is joined with its invite code", code="invite_required")
+        # A public match needs no code, but a code given is checked all the same.
+        if code and not tokens.invite_matches(code, invite.code_hash):
+            raise Forbidden("this is not the match's invite code", code="invalid_invite")
+        command = {"type": "join", "name": name, "at": self.play.stamp(state)}
+        if player is not None:
+            command["player"] = str(player)
+        try:
+            events = decide(state, command)
+        except IllegalMoveError as exc:
+            if exc.rule == "seat_taken":
+                raise SeatTaken(str(exc)) from None
+            raise
+        seat = events[0].data["seat"]
+        after = fold(events, state)
+        moves: list[str] = []
+        after, more = self.play.autoplay(match_id, after, events, start=state, conn=uow.conn, moves=moves)
+        events += more
+        seat_token = tokens.seat_token(match_id)
+        uow.append(match_id, state.version, events, actor=f"seat:{seat}", state=after)
+        token_hash = tokens.hash_token(seat_token)
+        uow.write(lambda conn: save_seat_tokens(conn, match_id, {seat: token_hash}))
+        if player is not None:
+            uow.write(lambda conn: store_players.bind_seats(conn, match_id, {seat: str(player)}))
+        uow.commit()
+        self.play.report(moves)
+        return seat, seat_token, after
+
+    # --- playing again --------------------------------------------------------------------
+
+    def rematch(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> Rematched:
+        """The match played again by the same seats and rules, swapped so that the other
+        seat starts; made by the first seat to ask, found by the second.  Each seat gets
+        its token in the rematch when it first asks."""
+        with UnitOfWork(self.store) as uow:
+            caller = self.callers.seat_for_match(uow, token, match_id, asked_seat, "plays for no seat")
+            state = self.store.load(match_id, conn=uow.conn)
+            existing = online.rematch_of(uow.conn, match_id)
+        if state.phase != MATCH_OVER or state.end_reason == "aborted":
+            raise NoRematch("only a match that was played to its end can be played again")
+        new_seat = 1 - caller.seat
+        if existing is None:
+            spec = {"rules": state.rules.to_json(), "seats": [rematch_seat(state.seats[1]), rematch_seat(state.seats[0])]}
+            try:
+                with UnitOfWork(self.store) as uow:
+                    new_id, made, seat_tokens, _, moves = self._new_match(uow, spec, token_seats={new_seat})
+
+                    def link(conn) -> None:
+                        linked = online.link_rematch(conn, match_id, new_id)
+                        if linked != new_id:  # another seat's request made it first: keep that one
+                            raise _Linked(linked)
+
+                    uow.write(link)
+                    uow.commit()
+                    self.play.report(moves)
+                    return self._rematched(uow, new_id, new_seat, seat_tokens.get(new_seat), True, made)
+            except _Linked as linked:
+                existing = linked.rematch_id
+        seat_token: str | None = tokens.seat_token(existing)
+        token_hash = tokens.hash_token(seat_token)
+        with UnitOfWork(self.store) as uow:
+            saved = uow.write(lambda conn: save_seat_token_once(conn, existing, new_seat, token_hash), alone=True)
+            uow.commit()
+            if not saved.value:
+                seat_token = None  # this seat was given its token before
+            return self._rematched(uow, existing, new_seat, seat_token, False, self.store.load(existing, conn=uow.conn))
+
+    def _rematched(self, uow: UnitOfWork, match_id, seat: int, token: str | None, created: bool, state: State) -> Rematched:
+        context = self.views.context(uow.conn, state, match_id)
+        return Rematched(match_id, seat, token, created, state, self.views.view(state, seat, match_id, context))
+
+    # --- listing ------------------------------------------------------------------------
+
+    def lobby(self, limit: int, offset: int) -> Page:
+        with UnitOfWork(self.store) as uow:
+            rows = online.lobby(uow.conn, limit=limit + 1, offset=offset, max_age=LOBBY_MAX_AGE)
+        items = [
+            {
+                "id": str(row.match_id),
+                # Every parameter, those the recorded rules leave out at their defaults too.
+                "rules": rules_from_json(row.rules).to_json(complete=True),
+                "creator": next((seat.get("name") for seat in row.seats if seat["kind"] == "human"), None),
+                "created_at": row.created_at.isoformat(),
+            }
+            for row in rows[:limit]
+        ]
+        return Page(items, str(offset + len(items)) if len(rows) > limit else None)
+
+    def visible(self, token: str, status: str | None, limit: int, offset: int) -> Page:
+        """The matches the caller may see: the operator every one, newest first; a seat
+        token its own match; a player the matches it holds a seat in."""
+        with UnitOfWork(self.store) as uow:
+            caller = self.callers.identify(uow, token)
+            if caller.is_operator:
+                rows = self.store.summaries(status=status, limit=limit + 1, offset=offset, conn=uow.conn)
+            elif caller.role == "player":
+                held = store_players.matches_of(uow.conn, caller.player_id, status=status, limit=limit + 1, offset=offset)
+                rows = [self.store.summary(m.match_id, conn=uow.conn) for m in held]
+            else:
+                row = self.store.summary(caller.match_id, conn=uow.conn)
+                rows = [row] if offset == 0 and status in (None, row.status) else []
+        items = [_summary_json(row) for row in rows[:limit]]
+        return Page(items, str(offset + len(items)) if len(rows) > limit else None)
+
+
+def _summary_json(row) -> dict:
+    data = row.to_json()
+    data["id"] = data.pop("match_id")
+    data["seats"] = [
+        {"seat": i, "name": seat.get("name"), "kind": seat.get("kind"), "level": seat.get("level"), "player": seat.get("player")}
+        for i, seat in enumerate(data["seats"])
+    ]
+    return data
+
+
+__all__ = ["Conflict", "Created", "Joined", "MatchService", "Page", "Rematched", "public_seats"]

@@ -1,0 +1,126 @@
+"""Players: guests and signed-in people, their matches, profiles and the leaderboard.
+
+A player outlives a match: a guest with a player token (``tokens.player_token``; only
+its hash is kept), or a person signed in by the front end's identity provider
+(``signin``).  Ratings are a read model folded from match ends (``service.ratings``);
+every read of them catches up first, so a rating shown follows every match stored.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from service import ratings
+from service.engine.game import deadline
+from service.store import EventStore
+from service.store import players as store_players
+
+from . import tokens
+from .callers import Callers
+from .errors import NotFound
+from .matches import Page
+from .unit_of_work import UnitOfWork
+from .views import public_seats, status_of
+
+#: Rated matches a player needs to appear on the leaderboard.
+LEADERBOARD_MIN_MATCHES = 5
+
+
+def _rating(conn, player_id: uuid.UUID) -> store_players.Rating:
+    return store_players.rating_of(conn, player_id) or store_players.Rating(*ratings.START, 0, 0)
+
+
+def player_json(player: store_players.Player, rating: store_players.Rating) -> dict:
+    return {
+        "id": str(player.id),
+        "name": player.name,
+        "signed_in": player.signed_in,
+        "created_at": player.created_at.isoformat(),
+        "rating": {"rating": rating.rating, "deviation": rating.deviation, "matches": rating.matches, "wins": rating.wins},
+    }
+
+
+def profile_json(player_id: uuid.UUID, name: str, rating: store_players.Rating) -> dict:
+    return {
+        "id": str(player_id), "name": name, "rating": rating.rating, "deviation": rating.deviation,
+        "matches": rating.matches, "wins": rating.wins,
+    }
+
+
+def player_not_found(player: object) -> NotFound:
+    return NotFound(f"no player {player}", code="player_not_found")
+
+
+class Players:
+    def __init__(self, store: EventStore, callers: Callers):
+        self.store = store
+        self.callers = callers
+
+    def create_guest(self, name: str) -> dict:
+        """A new guest: its id, its name and its token (shown only this once)."""
+        player_id = uuid.uuid4()
+        token = tokens.player_token(player_id)
+        with UnitOfWork(self.store) as uow:
+            made = uow.write(lambda conn: store_players.create_guest(conn, player_id, name, tokens.hash_token(token)), alone=True)
+            uow.commit()
+        return {"id": str(made.value.id), "name": made.value.name, "token": token}
+
+    def me(self, token: str) -> dict:
+        ratings.catch_up_quietly(self.store)
+        with UnitOfWork(self.store) as uow:
+            player = store_players.get_player(uow.conn, self.callers.player(uow, token))
+            return player_json(player, _rating(uow.conn, player.id))
+
+    def rename(self, token: str, name: str) -> dict:
+        """The new name is used for matches created or joined from now on."""
+        with UnitOfWork(self.store) as uow:
+            player_id = self.callers.player(uow, token)
+            renamed = uow.write(lambda conn: store_players.rename(conn, player_id, name), alone=True)
+            uow.commit()
+            return player_json(renamed.value, _rating(uow.conn, player_id))
+
+    def matches(self, token: str, status: str | None, limit: int, offset: int) -> Page:
+        """The calling player's matches, newest first, each with whose turn it is."""
+        with UnitOfWork(self.store) as uow:
+            player_id = self.callers.player(uow, token)
+            rows = store_players.matches_of(uow.conn, player_id, status=status, limit=limit + 1, offset=offset)
+            items = []
+            for row in rows[:limit]:
+                state = self.store.load(row.match_id, conn=uow.conn)
+                seat = row.seat
+                if state.turn is not None and state.turn != seat and state.seats[state.turn].get("player") == str(player_id):
+                    seat = state.turn  # the same player on both seats
+                due = deadline(state)
+                items.append({
+                    "id": str(row.match_id),
+                    "status": status_of(state),
+                    "seat": seat,
+                    "opponent": public_seats(state)[1 - seat],
+                    "turn": state.turn,
+                    "your_turn": state.turn == seat,
+                    "deadline": due.isoformat(timespec="milliseconds") if due is not None else None,
+                    "scores": list(state.scores),
+                    "hand_number": state.hand_number,
+                    "winner": state.winner,
+                    "end_reason": state.end_reason,
+                    "version": state.version,
+                    "created_at": row.created_at.isoformat(),
+                })
+        return Page(items, str(offset + len(items)) if len(rows) > limit else None)
+
+    def profile(self, player_id: uuid.UUID) -> dict:
+        ratings.catch_up_quietly(self.store)
+        with UnitOfWork(self.store) as uow:
+            player = store_players.get_player(uow.conn, player_id)
+            if player is None:
+                raise player_not_found(player_id)
+            return profile_json(player.id, player.name, _rating(uow.conn, player_id))
+
+    def leaderboard(self, limit: int, offset: int) -> Page:
+        ratings.catch_up_quietly(self.store)
+        with UnitOfWork(self.store) as uow:
+            rows = store_players.leaderboard(uow.conn, min_matches=LEADERBOARD_MIN_MATCHES, limit=limit + 1, offset=offset)
+        items = [
+            {"rank": offset + i + 1, **profile_json(row.player_id, row.name, row.rating)} for i, row in enumerate(rows[:limit])
+        ]
+        return Page(items, str(offset + len(items)) if len(rows) > limit else None)

@@ -1,0 +1,63 @@
+"""How long computations leave the event loop, and how a stream hears its client hang up.
+
+Under ``gin-rummy serve`` every request is a greenlet of a gevent event loop
+(``service.gunicorn_conf``).  ``off_loop(function, *args)`` runs a CPU-bound function so
+that the loop keeps serving meanwhile: under gevent, in gevent's pool of native threads
+(the function then holds the interpreter for at most the switch interval at a time,
+5 ms), else directly.  Only for pure computations: no database, no socket.
+
+``on_hangup(sock, callback)`` calls back when the client closes its connection,
+which a server that only writes to it (a live stream, between heartbeats) would
+otherwise learn only at its next write; it returns the function that stops watching.
+Under gevent only (elsewhere it watches nothing).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def _gevent_patched() -> bool:
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey is not None and monkey.is_module_patched("threading")
+
+
+def off_loop(function: Callable[..., T], *args) -> T:
+    if not _gevent_patched():
+        return function(*args)
+    import gevent
+
+    return gevent.get_hub().threadpool.apply(function, args)
+
+
+def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:
+    if sock is None or not _gevent_patched():
+        return lambda: None
+    import socket
+
+    import gevent
+
+    def watch():
+        while True:
+            try:
+                # Data (a client sending more) means it is still there; nothing means it hung up.
+                if sock.recv(1, socket.MSG_PEEK):
+                    return
+            except TimeoutError:
+                continue  # the socket's timeout (for sending) applies to reading too
+            except OSError:
+                pass
+            callback()
+            return
+
+    watcher = gevent.spawn(watch)
+
+    def stop():
+        # Blocking: the socket must be free for the server's next read when this returns.
+        watcher.kill(block=True)
+
+    return stop
