@@ -109,7 +109,7 @@ function mountNewMatch(root) {
 
   const form = h(
     "form.panel.newmatch",
-    { onsubmit: create, onchange: sync },
+    { onsubmit: (event) => create(event, me, { form, presetSelect, levelSelect, starterSelect, clockSelect, publicBox, name1, name2, start }), onchange: sync },
     h("h1", {}, "New match"),
     h("label.field", {}, "Rules ", presetSelect),
     presetInfo,
@@ -168,55 +168,56 @@ function mountNewMatch(root) {
     (err) => toast(`Could not load the rules presets: ${problemText(err)}`, "error"),
   );
   sync();
+}
 
-  async function create(event) {
-    event.preventDefault();
-    const opponent = form.elements.opponent.value;
-    const single = form.elements.hands.value === "single";
-    const second =
-      opponent === "hotseat"
-        ? { name: name2.value.trim() || "Player 2", kind: "human" }
-        : opponent === "friend"
-          ? { kind: "open" }
-          : { name: name2.value.trim() || "Computer", kind: "computer", level: levelSelect.value };
-    const byPlayer = Boolean(me) && opponent !== "hotseat";
-    const body = {
-      rules: { preset: presetSelect.value },
-      single_hand: single,
-      // The player's seat is named by the service, after the player.
-      seats: [byPlayer ? { kind: "human" } : { name: name1.value.trim() || "You", kind: "human" }, second],
-    };
-    if (!single) {
-      // Left out at the default, as the service records it.
-      if (starterSelect.value !== "alternate") body.rules.starter = starterSelect.value;
-      setPref("starter", starterSelect.value);
-    }
-    if (opponent === "friend") {
-      body.rules.turn_seconds = clockSelect.value === "none" ? null : Number(clockSelect.value);
-      body.public = publicBox.checked;
-      setPref("clock", clockSelect.value);
-      setPref("public", publicBox.checked);
-    }
-    setPref("preset", presetSelect.value);
-    setPref("length", single ? "single" : "match");
-    setPref("opponent", opponent);
-    setPref("level", levelSelect.value);
-    if (!byPlayer) setPref("name", body.seats[0].name);
-    start.disabled = true;
-    try {
-      const created = await api.createMatch(body, byPlayer ? me.token : undefined);
-      const tokens = {};
-      for (const seat of created.seats) if (seat.token) tokens[seat.seat] = seat.token;
-      const mode = opponent === "friend" ? "online" : opponent;
-      // The invite code is shown this once: it is kept with the token, for the waiting
-      // page.  A player's match keeps no seat token: the player token opens it.
-      const keys = byPlayer ? { player: me.id } : { tokens };
-      saveMatch(created.id, { ...keys, mode, invite: created.invite, public: created.public, created: new Date().toISOString(), resultSeen: 0 });
-      location.hash = `#/play/${created.id}`;
-    } catch (err) {
-      toast(problemText(err), "error");
-      start.disabled = false;
-    }
+// The form sent: the match made, its tokens (or the player's) kept, and to its table.
+async function create(event, me, { form, presetSelect, levelSelect, starterSelect, clockSelect, publicBox, name1, name2, start }) {
+  event.preventDefault();
+  const opponent = form.elements.opponent.value;
+  const single = form.elements.hands.value === "single";
+  const second =
+    opponent === "hotseat"
+      ? { name: name2.value.trim() || "Player 2", kind: "human" }
+      : opponent === "friend"
+        ? { kind: "open" }
+        : { name: name2.value.trim() || "Computer", kind: "computer", level: levelSelect.value };
+  const byPlayer = Boolean(me) && opponent !== "hotseat";
+  const body = {
+    rules: { preset: presetSelect.value },
+    single_hand: single,
+    // The player's seat is named by the service, after the player.
+    seats: [byPlayer ? { kind: "human" } : { name: name1.value.trim() || "You", kind: "human" }, second],
+  };
+  if (!single) {
+    // Left out at the default, as the service records it.
+    if (starterSelect.value !== "alternate") body.rules.starter = starterSelect.value;
+    setPref("starter", starterSelect.value);
+  }
+  if (opponent === "friend") {
+    body.rules.turn_seconds = clockSelect.value === "none" ? null : Number(clockSelect.value);
+    body.public = publicBox.checked;
+    setPref("clock", clockSelect.value);
+    setPref("public", publicBox.checked);
+  }
+  setPref("preset", presetSelect.value);
+  setPref("length", single ? "single" : "match");
+  setPref("opponent", opponent);
+  setPref("level", levelSelect.value);
+  if (!byPlayer) setPref("name", body.seats[0].name);
+  start.disabled = true;
+  try {
+    const created = await api.createMatch(body, byPlayer ? me.token : undefined);
+    const tokens = {};
+    for (const seat of created.seats) if (seat.token) tokens[seat.seat] = seat.token;
+    const mode = opponent === "friend" ? "online" : opponent;
+    // The invite code is shown this once: it is kept with the token, for the waiting
+    // page.  A player's match keeps no seat token: the player token opens it.
+    const keys = byPlayer ? { player: me.id } : { tokens };
+    saveMatch(created.id, { ...keys, mode, invite: created.invite, public: created.public, created: new Date().toISOString(), resultSeen: 0 });
+    location.hash = `#/play/${created.id}`;
+  } catch (err) {
+    toast(problemText(err), "error");
+    start.disabled = false;
   }
 }
 

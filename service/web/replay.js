@@ -117,35 +117,14 @@ export function mountReplay(root, id, number) {
     slider.value = String(at);
     counter.textContent = `${at} / ${steps.length - 1}`;
     const step = steps[at];
-    caption.textContent = step.end ? describeResult(endHand(), names, rules).title : step.caption;
+    caption.textContent = step.end ? describeResult(endHand(detail, steps), names, rules).title : step.caption;
     board.dataset.step = String(at);
-    board.replaceChildren(...(step.end ? [resultElement(endHand(), names, rules)] : position(step.state)));
-    verdict.replaceChildren(...verdictParts(at));
+    board.replaceChildren(...(step.end ? [resultElement(endHand(detail, steps), names, rules)] : position(step.state, names)));
+    verdict.replaceChildren(...verdictParts(steps, at));
     for (const mark of marks.children) mark.classList.toggle("at", Number(mark.dataset.step) === at);
   }
 
   // --- the coach's analysis ----------------------------------------------------------
-
-  // The decision made at step i: its class, and beside a costly one the better play.
-  function verdictParts(i) {
-    const d = steps[i].decision;
-    if (!d) return [];
-    const before = steps[i - 1].state.pile;
-    const parts = [classBadge(d.class)];
-    if (d.class !== "good") {
-      parts.push(" ", h("span.better", {}, `Better: ${playText(d.best, before[before.length - 1])}`), ` — ${d.reason}`, h("span.cost", {}, ` (it cost about ${d.cost.toFixed(1)} points)`));
-    }
-    return parts;
-  }
-
-  const classBadge = (name) => h(`span.class-badge.${name}`, {}, name);
-
-  const accuracyText = (x) => (x === null || x === undefined ? "—" : String(x));
-  const MANY = { good: "good", inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
-  function countsText(counts) {
-    const some = Object.keys(MANY).filter((c) => counts[c]);
-    return some.length ? some.map((c) => `${counts[c]} ${counts[c] === 1 ? c : MANY[c]}`).join(" · ") : "no decision";
-  }
 
   // Shown only where the service gives the analysis (a seat, once the hand is over).
   async function loadAnalysis() {
@@ -163,63 +142,9 @@ export function mountReplay(root, id, number) {
     );
     marks.hidden = false;
     const whole = match.status === "fulfilled" ? match.value : null;
-    accuracy.replaceChildren(
-      h(
-        "table",
-        {},
-        h("caption", {}, "Accuracy"),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "This hand"), whole ? h("th", { scope: "col" }, "The match") : null)),
-        h(
-          "tbody",
-          {},
-          names.map((name, seat) =>
-            h(
-              "tr",
-              { dataset: { seat } },
-              h("th", { scope: "row" }, name),
-              h("td.hand-accuracy", {}, h("b", {}, accuracyText(hand.value.accuracy[seat])), " ", h("span.hint", {}, countsText(hand.value.counts[seat]))),
-              whole ? h("td.match-accuracy", {}, h("b", {}, accuracyText(whole.accuracy[seat]))) : null,
-            ),
-          ),
-        ),
-      ),
-      h("p.hint", {}, "100: every play as good as the coach's best; each point a play cost takes 10 off it."),
-    );
+    accuracy.replaceChildren(...accuracyParts(names, hand.value, whole));
     accuracy.hidden = false;
     go(at);
-  }
-
-  function endHand() {
-    const last = steps[steps.length - 1].state;
-    return { ...detail.end, knock: detail.knock, defense: detail.defense, hands: last.hands };
-  }
-
-  function position(state) {
-    const seatRow = (seat) => {
-      const hand = state.hands[seat];
-      const laid = [state.knock, state.defense].find((x) => x && x.seat === seat);
-      const melds = laid ? laid.melds : bestMelds(hand).melds;
-      const el = handElement(hand, melds, "melds", (c) => {
-        const card = cardElement(c, { small: true });
-        if (c === state.moved && state.mover === seat) card.classList.add("moved");
-        return card;
-      });
-      el.dataset.seat = seat;
-      return h(`div.seat-row${state.mover === seat ? ".acting" : ""}`, {}, h("b", {}, names[seat]), el);
-    };
-    const top = state.pile[state.pile.length - 1];
-    const topEl = top ? cardElement(top) : h("span.card.empty");
-    if (top && top === state.moved) topEl.classList.add("moved");
-    return [
-      seatRow(0),
-      h(
-        "div.piles",
-        {},
-        h("div.pilebox", {}, h("span.pile", {}, state.stock ? cardBack() : h("span.card.empty"), h("span.count", {}, String(state.stock))), h("span.label", {}, "Stock")),
-        h("div.pilebox", {}, h("span.pile", {}, topEl, h("span.count", {}, String(state.pile.length))), h("span.label", {}, "Discard pile")),
-      ),
-      seatRow(1),
-    ];
   }
 
   (async () => {
@@ -269,4 +194,84 @@ export function mountReplay(root, id, number) {
     stop();
     document.removeEventListener("keydown", keys);
   };
+}
+
+// The decision made at step i: its class, and beside a costly one the better play.
+function verdictParts(steps, i) {
+  const d = steps[i].decision;
+  if (!d) return [];
+  const before = steps[i - 1].state.pile;
+  const parts = [classBadge(d.class)];
+  if (d.class !== "good") {
+    parts.push(" ", h("span.better", {}, `Better: ${playText(d.best, before[before.length - 1])}`), ` — ${d.reason}`, h("span.cost", {}, ` (it cost about ${d.cost.toFixed(1)} points)`));
+  }
+  return parts;
+}
+
+const classBadge = (name) => h(`span.class-badge.${name}`, {}, name);
+
+const accuracyText = (x) => (x === null || x === undefined ? "—" : String(x));
+const MANY = { good: "good", inaccuracy: "inaccuracies", mistake: "mistakes", blunder: "blunders" };
+function countsText(counts) {
+  const some = Object.keys(MANY).filter((c) => counts[c]);
+  return some.length ? some.map((c) => `${counts[c]} ${counts[c] === 1 ? c : MANY[c]}`).join(" · ") : "no decision";
+}
+
+// Each seat's accuracy in the hand (with its decisions by class) and in the match.
+function accuracyParts(names, hand, whole) {
+  return [
+    h(
+      "table",
+      {},
+      h("caption", {}, "Accuracy"),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"), h("th", { scope: "col" }, "This hand"), whole ? h("th", { scope: "col" }, "The match") : null)),
+      h(
+        "tbody",
+        {},
+        names.map((name, seat) =>
+          h(
+            "tr",
+            { dataset: { seat } },
+            h("th", { scope: "row" }, name),
+            h("td.hand-accuracy", {}, h("b", {}, accuracyText(hand.accuracy[seat])), " ", h("span.hint", {}, countsText(hand.counts[seat]))),
+            whole ? h("td.match-accuracy", {}, h("b", {}, accuracyText(whole.accuracy[seat]))) : null,
+          ),
+        ),
+      ),
+    ),
+    h("p.hint", {}, "100: every play as good as the coach's best; each point a play cost takes 10 off it."),
+  ];
+}
+
+function endHand(detail, steps) {
+  const last = steps[steps.length - 1].state;
+  return { ...detail.end, knock: detail.knock, defense: detail.defense, hands: last.hands };
+}
+
+function position(state, names) {
+  const seatRow = (seat) => {
+    const hand = state.hands[seat];
+    const laid = [state.knock, state.defense].find((x) => x && x.seat === seat);
+    const melds = laid ? laid.melds : bestMelds(hand).melds;
+    const el = handElement(hand, melds, "melds", (c) => {
+      const card = cardElement(c, { small: true });
+      if (c === state.moved && state.mover === seat) card.classList.add("moved");
+      return card;
+    });
+    el.dataset.seat = seat;
+    return h(`div.seat-row${state.mover === seat ? ".acting" : ""}`, {}, h("b", {}, names[seat]), el);
+  };
+  const top = state.pile[state.pile.length - 1];
+  const topEl = top ? cardElement(top) : h("span.card.empty");
+  if (top && top === state.moved) topEl.classList.add("moved");
+  return [
+    seatRow(0),
+    h(
+      "div.piles",
+      {},
+      h("div.pilebox", {}, h("span.pile", {}, state.stock ? cardBack() : h("span.card.empty"), h("span.count", {}, String(state.stock))), h("span.label", {}, "Stock")),
+      h("div.pilebox", {}, h("span.pile", {}, topEl, h("span.count", {}, String(state.pile.length))), h("span.label", {}, "Discard pile")),
+    ),
+    seatRow(1),
+  ];
 }
