@@ -1,6 +1,6 @@
 """Live streams: this process's followers of each match, woken by one LISTEN connection.
 
-How a stream works (``GET /matches/{id}/stream``, ``service.api.matches``):
+How a stream works (``GET /matches/{id}/stream``: ``service.api.streams``, ``service.application.streams``):
 
 1. The request is admitted by ``LiveHub.open`` -- within the limits of streams per
    token, per client address and per process, or refused with ``TooManyStreams`` --

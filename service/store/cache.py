@@ -10,7 +10,7 @@ or appended, and the store uses it in two ways:
 - an *unchecked* peek (``EventStore.cached``), for an action: the action is decided
   on the cached state and appended at its version, and the append's version check
   refuses it if another process moved the match on meanwhile.  The caller then loads
-  the match checked and decides again (``service.matches``), so a stale entry costs a
+  the match checked and decides again (``service.application.actions``), so a stale entry costs a
   retry, never a wrong answer.
 
 An entry also holds the stored events of the state's current hand when the match has
