@@ -92,7 +92,3 @@ def sort_cards(cards: Iterable[str], by: str = "suit") -> list[str]:
     if by == "rank":
         return sorted(cards, key=lambda c: (rank_of(c), suit_of(c)))
     return sorted(cards, key=CARD_INDEX.__getitem__)
-
-
-def deadwood_value(cards: Iterable[str]) -> int:
-    return sum(CARD_VALUE[c] for c in cards)

@@ -188,10 +188,6 @@ def _tuples(value):
     return tuple(_tuples(v) if isinstance(v, list) else v for v in value)
 
 
-def initial_state() -> State:
-    return State()
-
-
 # --- evolve: record facts ---------------------------------------------------------
 
 
@@ -339,8 +335,6 @@ EVOLVERS = {
     "match_ended": _on_match_ended,
     "hint_shown": _on_hint_shown,
 }
-
-EVENT_TYPES = tuple(EVOLVERS)
 
 
 def evolve(state: State, event: Event | Mapping[str, Any]) -> State:
@@ -914,7 +908,6 @@ DECIDERS = {
     "hint": _hint,
 }
 
-SEAT_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend", "resign", "claim_timeout", "abort")
 #: The commands that play the cards (the others end the match).
 PLAY_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend")
 
@@ -1021,7 +1014,6 @@ __all__ = [
     "evolve",
     "execute",
     "fold",
-    "initial_state",
     "legal_actions",
     "plays",
 ]
