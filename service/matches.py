@@ -40,7 +40,7 @@ from service import bots, coach, ratings
 from service.serving import off_loop
 from service.engine import CommandError, Event, IllegalMoveError, State, check_hint, decide, fold, redact_event, seat_view
 from service.engine.game import AWAITING_DEAL, MATCH_OVER, MAX_SEED, WAITING
-from service.engine.simulate import deal_command
+from service.engine.deals import deal_command
 from service.store import ConcurrencyError, EventStore, NewIdempotencyRecord, StoredEvent
 from service.store import online, players, provenance
 from service.store.provenance import Provenance

@@ -17,7 +17,7 @@ from typing import Any
 
 from service.engine import State, decide, fold, redact_event
 from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import shuffled_deck
+from service.engine.deals import shuffled_deck
 from service.matches import view_for
 
 from . import choose_action

@@ -9,7 +9,7 @@ import pytest
 
 from service.bots import LEVELS, choose_action
 from service.engine import State, decide, fold, redact_event
-from service.engine.simulate import shuffled_deck
+from service.engine.deals import shuffled_deck
 from service.matches import view_for
 
 from .helpers import MATCH_ID, SEATS

@@ -9,9 +9,10 @@ import pytest
 from service.bots import LEVELS, choose_action
 from service.bots.arena import grow_histories, play_match
 from service.engine import PRESETS, State, decide, fold
+from service.engine.deals import deal_command
 from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import deal_command, random_action
 from service.matches import view_for
+from tests.support.play import random_action
 
 from .helpers import MATCH_ID, SEATS, assert_legal
 

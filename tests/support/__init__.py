@@ -1,0 +1,1 @@
+"""Helpers shared by the tests (and the benchmarks): players, and the API's match helpers."""
