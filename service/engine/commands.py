@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from .cards import CARD_INDEX, CardError, check_card
 from .errors import CommandError, IllegalMoveError
@@ -31,7 +31,7 @@ def seat_of(command: Mapping[str, Any]) -> int:
     seat = command.get("seat")
     if seat not in SEATS or isinstance(seat, bool):
         raise CommandError(f"seat must be 0 or 1, got {seat!r}", "invalid_seat")
-    return seat
+    return cast(int, seat)  # 0 or 1, checked above
 
 
 def summary(state: State) -> str:

@@ -7,6 +7,7 @@ an input, so a seed gives the same deal every time.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from .cards import DECK
 
@@ -17,5 +18,5 @@ def shuffled_deck(rng: random.Random) -> list[str]:
     return deck
 
 
-def deal_command(rng: random.Random) -> dict:
+def deal_command(rng: random.Random) -> dict[str, Any]:
     return {"type": "deal", "deck": shuffled_deck(rng), "salt": f"{rng.getrandbits(64):016x}"}

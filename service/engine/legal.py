@@ -4,6 +4,7 @@ match."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from .cards import CARD_INDEX, CARD_VALUE
 from .clock import deadline
@@ -12,7 +13,7 @@ from .melds import deadwood_of_mask
 from .state import DEFENSE, DISCARD, DRAW, PLAYING, UPCARD_OFFER, WAITING, State
 
 
-def legal_actions(state: State, seat: int, now: datetime | None = None) -> list[dict]:
+def legal_actions(state: State, seat: int, now: datetime | None = None) -> list[dict[str, Any]]:
     """Every command the seat may send now, each complete as it could be posted: its
     plays when it is its turn, then those that end the match (``resign``, while it is
     played; ``abort``, while it waits for players; ``claim_timeout``, once the other
@@ -28,18 +29,19 @@ def legal_actions(state: State, seat: int, now: datetime | None = None) -> list[
             actions.append({"type": "abort"})
         elif state.phase in PLAYING:
             actions.append({"type": "resign"})
-            due = deadline(state) if now is not None and state.turn == 1 - seat else None
-            if due is not None and now >= due and state.seats[1 - seat]["kind"] == "human":
-                actions.append({"type": "claim_timeout"})
+            if now is not None and state.turn == 1 - seat:
+                due = deadline(state)
+                if due is not None and now >= due and state.seats[1 - seat]["kind"] == "human":
+                    actions.append({"type": "claim_timeout"})
     return actions
 
 
-def plays(state: State, seat: int) -> list[dict]:
+def plays(state: State, seat: int) -> list[dict[str, Any]]:
     """The seat's legal plays of the cards (no resign, abort or timeout claim)."""
     return _plays(state, seat) if state.turn == seat else []
 
 
-def _plays(state: State, seat: int) -> list[dict]:
+def _plays(state: State, seat: int) -> list[dict[str, Any]]:
     phase = state.phase
     if phase == UPCARD_OFFER:
         return [{"type": "draw", "source": "discard"}, {"type": "pass"}]
@@ -50,13 +52,15 @@ def _plays(state: State, seat: int) -> list[dict]:
     if phase == DISCARD:
         return _discard_actions(state, seat)
     if phase == DEFENSE:
+        assert state.knock is not None  # the defense step follows a knock
         suggestion = best_defense(state.knock["melds"], state.hands[seat]).to_json()
         return [{"type": "defend", "melds": suggestion["melds"], "layoffs": suggestion["layoffs"]}]
     return []
 
 
-def _discard_actions(state: State, seat: int) -> list[dict]:
+def _discard_actions(state: State, seat: int) -> list[dict[str, Any]]:
     hand = state.hands[seat]
+    assert state.rules is not None  # a hand was dealt: the match has started
     limit = state.rules.knock_limit
     taken = state.taken_from_discard
     ordered = sorted(hand, key=CARD_INDEX.__getitem__)

@@ -58,7 +58,7 @@ def join(state: State, command: Mapping[str, Any]) -> list[Event]:
     return [Event("seat_joined", joined)]
 
 
-def _match_ends(state: State, reason: str, seat: int, winner: int | None, **extra) -> list[Event]:
+def _match_ends(state: State, reason: str, seat: int, winner: int | None, **extra: object) -> list[Event]:
     return [Event("match_ended", {"winner": winner, "scores": list(state.scores), "reason": reason, "seat": seat, **extra})]
 
 
@@ -85,6 +85,7 @@ def resign(state: State, command: Mapping[str, Any]) -> list[Event]:
 
 def claim_timeout(state: State, command: Mapping[str, Any]) -> list[Event]:
     seat = _player_seat(state, command)
+    assert state.rules is not None  # the seats are set: the match has started
     if state.rules.turn_seconds is None:
         raise IllegalMoveError("no_clock", "this match is played without a clock")
     if state.phase not in PLAYING or state.turn != 1 - seat:
@@ -135,6 +136,7 @@ def next_starter(state: State) -> int:
     starts again)."""
     if state.hand_number == 0:
         return 0
+    assert state.rules is not None and state.starter is not None  # set by the first deal
     rule = state.rules.starter
     if rule == "seat_0":
         return 0

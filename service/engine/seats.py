@@ -6,7 +6,7 @@ from __future__ import annotations
 import unicodedata
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from .errors import CommandError
 
@@ -35,7 +35,7 @@ def checked_name(value: object, what: str) -> str:
     problem = name_problem(value)
     if problem is not None:
         raise CommandError(f"{what}: {problem}", "invalid_name")
-    return value
+    return cast(str, value)  # a name: no problem found above
 
 
 def checked_player(value: object, what: str) -> str:
@@ -48,7 +48,7 @@ def checked_player(value: object, what: str) -> str:
     raise CommandError(f"{what}: a player is named by its id, a UUID", "invalid_seats")
 
 
-def seat_from_spec(index: int, spec: Mapping[str, Any]) -> dict:
+def seat_from_spec(index: int, spec: Mapping[str, Any]) -> dict[str, Any]:
     """A seat as recorded: a name, human or computer, and a computer's level and seed;
     or open, waiting for a player to join."""
     unknown = sorted(set(spec) - SEAT_FIELDS)

@@ -18,9 +18,9 @@ class Event(NamedTuple):
     """A fact: its type (past tense, snake_case) and its JSON data."""
 
     type: str
-    data: dict
+    data: dict[str, Any]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "data": self.data}
 
 
@@ -51,7 +51,7 @@ class State:
     def __init__(self) -> None:
         self.version = 0
         self.rules: Rules | None = None
-        self.seats: tuple = ()
+        self.seats: tuple[dict[str, Any], ...] = ()
         self.phase = NEW
         self.hand_number = 0
         self.starter: int | None = None
@@ -64,11 +64,11 @@ class State:
         self.discard_pile: tuple[str, ...] = ()
         self.taken_from_discard: str | None = None
         self.stock_only = False
-        self.known: tuple[frozenset, frozenset] = (frozenset(), frozenset())
-        self.knock: dict | None = None
-        self.defense: dict | None = None
-        self.scores = (0, 0)
-        self.last_hand: dict | None = None
+        self.known: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        self.knock: dict[str, Any] | None = None
+        self.defense: dict[str, Any] | None = None
+        self.scores: tuple[int, int] = (0, 0)
+        self.last_hand: dict[str, Any] | None = None
         self.winner: int | None = None
         self.end_reason: str | None = None
         self.hand_start_version = 0
@@ -103,7 +103,7 @@ class State:
         )
 
     # Snapshots: a JSON image of the state, read back exactly.
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, value in self.__dict__.items():
             if name == "rules":
@@ -135,9 +135,9 @@ class State:
 FIELDS = tuple(State().__dict__)
 
 
-def _lists(value):
+def _lists(value: tuple[object, ...]) -> list[object]:
     return [_lists(v) if isinstance(v, tuple) else v for v in value]
 
 
-def _tuples(value):
+def _tuples(value: list[object]) -> tuple[object, ...]:
     return tuple(_tuples(v) if isinstance(v, list) else v for v in value)

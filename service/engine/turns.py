@@ -80,6 +80,7 @@ def _after_hand_events(state: State, result: str, winner: int | None, points: in
         )
     ]
     rules = state.rules
+    assert rules is not None  # a hand was dealt: the match has started
     if rules.single_hand or (winner is not None and scores[winner] >= rules.target_score):
         events.append(Event("match_ended", {"winner": winner, "scores": scores, "reason": "score"}))
     return events
@@ -90,12 +91,13 @@ def discard(state: State, command: Mapping[str, Any]) -> list[Event]:
     card = card_field(command)
     _check_discard(state, seat, card)
     events = [Event("card_discarded", {"seat": seat, "card": card})]
+    assert state.rules is not None  # a hand was dealt: the match has started
     if state.stock_count <= state.rules.dead_hand_stock:
         events += _after_hand_events(state, "dead", None, 0)
     return events
 
 
-def _arrangement_field(command: Mapping[str, Any], name: str) -> list | None:
+def _arrangement_field(command: Mapping[str, Any], name: str) -> list[list[object]] | None:
     value = command.get(name)
     if value is None:
         return None
@@ -110,6 +112,7 @@ def knock_or_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
     melds = _arrangement_field(command, "melds")
     remaining = _check_discard(state, seat, card)
     rules = state.rules
+    assert rules is not None  # a hand was dealt: the match has started
     defender = 1 - seat
     if melds is None:
         arrangement = best_melds(remaining)
@@ -164,11 +167,13 @@ def knock_or_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
 
 def _settle(state: State, defense: Defense, automatic: bool) -> list[Event]:
     knock = state.knock
+    assert knock is not None  # settled after the knock
     knocker = knock["seat"]
     defender = 1 - knocker
     defended = Event("defended", {"seat": defender, "automatic": automatic, **defense.to_json()})
     k, d = knock["deadwood"], defense.deadwood
     rules = state.rules
+    assert rules is not None  # a hand was dealt: the match has started
     if knock["gin"]:
         result, winner, points = "gin", knocker, d + rules.gin_bonus
     elif d <= k:
@@ -183,6 +188,7 @@ def defend(state: State, command: Mapping[str, Any]) -> list[Event]:
     require_turn(state, seat, DEFENSE)
     melds = _arrangement_field(command, "melds")
     layoffs = command.get("layoffs")
+    assert state.knock is not None  # the defense step follows a knock
     knocker_melds = state.knock["melds"]
     hand = state.hands[seat]
     if melds is None and layoffs is None:
