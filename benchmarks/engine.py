@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
 
 from service.engine import DECK, best_defense, best_melds, fold
-from service.engine.simulate import play_greedy_match, play_match
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' players
+from tests.support.play import play_greedy_match, play_match  # noqa: E402
 
 
 def rate(fn, items, seconds: float) -> float:

@@ -26,13 +26,14 @@ import json
 import os
 import random
 import statistics
+import sys
 import time
 import uuid
+from pathlib import Path
 
 from service.api import create_app
 from service.engine import fold
 from service.engine.game import parse_time
-from service.engine.simulate import play_greedy_match
 from service.application import Application
 from service.application.records import RecordRefused
 from service.records.records import MAX_RECORD_EVENTS, upcast_events
@@ -40,6 +41,9 @@ from service.settings import Settings
 from service.store import EventStore, connect
 from service.store.database import temporary_server
 from service.store.migrate import scratch_database
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' players
+from tests.support.play import play_greedy_match  # noqa: E402
 
 
 @contextlib.contextmanager

@@ -18,19 +18,23 @@ import argparse
 import os
 import random
 import statistics
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from service.engine import Event, fold
-from service.engine.simulate import play_match
 from service.store import EventStore, connect
 from service.store.database import create_database, drop_database, temporary_server, with_database
 from service.store.migrate import upgrade
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' players
+from tests.support.play import play_match  # noqa: E402
 
 ROUNDS = 7
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import factory
 
 from service.engine import Event, State, execute
+from service.engine.deals import shuffled_deck
 from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import random_action, shuffled_deck
+from tests.support.play import random_action
 
 
 class HumanSeatFactory(factory.DictFactory):

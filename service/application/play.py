@@ -24,7 +24,7 @@ from service import bots
 from service.cooperative import off_loop
 from service.engine import Event, State, decide, fold, hand_history
 from service.engine.game import AWAITING_DEAL, MATCH_OVER
-from service.engine.simulate import deal_command
+from service.engine.deals import deal_command
 from service.store import EventStore
 
 from .hooks import Hooks

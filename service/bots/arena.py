@@ -16,7 +16,7 @@ from typing import Any
 
 from service.engine import State, decide, fold, hand_history, seat_view
 from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import shuffled_deck
+from service.engine.deals import shuffled_deck
 
 from . import choose_action
 

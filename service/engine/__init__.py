@@ -9,8 +9,6 @@ Imports nothing outside the standard library.
 from .cards import DECK, CardError, card_value, parse_cards, sort_cards
 from .errors import CommandError, EngineError, IllegalMoveError
 from .game import (
-    EVENT_TYPES,
-    SEAT_COMMANDS,
     Event,
     State,
     commitment_of,
@@ -18,7 +16,6 @@ from .game import (
     evolve,
     execute,
     fold,
-    initial_state,
     check_hint,
     legal_actions,
 )
@@ -29,10 +26,8 @@ from .views import hand_history, redact_event, seat_view
 
 __all__ = [
     "DECK",
-    "EVENT_TYPES",
     "PRESETS",
     "PRESET_DESCRIPTIONS",
-    "SEAT_COMMANDS",
     "Arrangement",
     "CardError",
     "CommandError",
@@ -58,7 +53,6 @@ __all__ = [
     "execute",
     "fold",
     "hand_history",
-    "initial_state",
     "check_hint",
     "legal_actions",
     "meld_kind",

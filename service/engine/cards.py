@@ -12,6 +12,7 @@ the codes are what every outside surface sees.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 RANKS = "A23456789TJQK"
@@ -64,8 +65,7 @@ def parse_cards(cards: Iterable[object], *, distinct: bool = True) -> tuple[str,
         raise CardError(f"expected a list of card codes, got the string {cards!r}")
     result = tuple(check_card(c) for c in cards)
     if distinct and len(set(result)) != len(result):
-        seen: set[str] = set()
-        dupes = sorted({c for c in result if c in seen or seen.add(c)})
+        dupes = sorted(c for c, n in Counter(result).items() if n > 1)
         raise CardError(f"card(s) given more than once: {', '.join(dupes)}")
     return result
 
@@ -92,7 +92,3 @@ def sort_cards(cards: Iterable[str], by: str = "suit") -> list[str]:
     if by == "rank":
         return sorted(cards, key=lambda c: (rank_of(c), suit_of(c)))
     return sorted(cards, key=CARD_INDEX.__getitem__)
-
-
-def deadwood_value(cards: Iterable[str]) -> int:
-    return sum(CARD_VALUE[c] for c in cards)

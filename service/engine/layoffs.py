@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import product
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cards import CARD_INDEX, DECK, CardError, parse_cards
 from .melds import (
@@ -42,7 +42,7 @@ class Defense(NamedTuple):
     unmelded: tuple[str, ...]
     deadwood: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "melds": [list(m) for m in self.melds],
             "layoffs": [{"card": c, "meld": i} for c, i in self.layoffs],
@@ -103,7 +103,7 @@ def best_defense(knocker_melds: Sequence[Sequence[str]], hand: Iterable[str]) ->
             best = (key, choice)
     assert best is not None
     laid_total = 0
-    layoffs = []
+    layoffs: list[tuple[str, int]] = []
     for meld_index, m in enumerate(best[1]):
         laid_total |= m
         layoffs.extend((DECK[i], meld_index) for i in range(52) if (m >> i) & 1)

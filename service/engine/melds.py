@@ -18,14 +18,19 @@ holds no rank three times, and then its deadwood is four table look-ups.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import product
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cards import CARD_INDEX, DECK, RANK_VALUES, CardError, parse_cards
 
 SUIT_BITS = 0x1FFF
 ALL_SUITS = (0, 1, 2, 3)
+
+#: A choice of sets: per rank held three or four times, (its bit, the suits of its set).
+SetChoice = tuple[tuple[int, tuple[int, ...]], ...]
+#: A suit pattern's best runs (as card codes) and the cards left over.
+SuitParts = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
 
 
 def _best_runs_table() -> tuple[list[int], list[tuple[tuple[int, int], ...]]]:
@@ -54,14 +59,14 @@ def _best_runs_table() -> tuple[list[int], list[tuple[tuple[int, int], ...]]]:
 SUIT_DEADWOOD, SUIT_RUNS = _best_runs_table()
 
 
-def _set_options(suits: tuple[int, int, int, int], triples: int):
+def _set_options(suits: tuple[int, int, int, int], triples: int) -> Iterator[SetChoice]:
     """Each way of melding sets: a tuple of (rank, suit-bits) choices per rank.
 
     ``triples`` has a bit for every rank held in three or four suits.  For each
     such rank the choices are no set, every suit held, or (when all four are held)
     each way of leaving one suit out for a run.
     """
-    per_rank = []
+    per_rank: list[list[tuple[int, tuple[int, ...]]]] = []
     r = triples
     while r:
         bit = r & -r
@@ -93,10 +98,11 @@ def deadwood_of_mask(mask: int) -> int:
     return _best_sets((c, d, h, s), triples)[0]
 
 
-def _best_sets(suits: tuple[int, int, int, int], triples: int) -> tuple[int, tuple, list[int]]:
+def _best_sets(suits: tuple[int, int, int, int], triples: int) -> tuple[int, SetChoice, list[int]]:
     """The choice of sets that leaves the least deadwood once runs are made of the
     rest: (that deadwood, the choice, the suit patterns left for runs)."""
     table = SUIT_DEADWOOD
+    best_choice: SetChoice
     best_total, best_choice, best_left = 1000, (), list(suits)
     for choice in _set_options(suits, triples):
         left = list(suits)
@@ -120,7 +126,7 @@ class Arrangement(NamedTuple):
     unmelded: tuple[str, ...]
     deadwood: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "melds": [list(m) for m in self.melds],
             "deadwood_cards": list(self.unmelded),
@@ -130,10 +136,10 @@ class Arrangement(NamedTuple):
 
 # Per suit and suit pattern: (the best runs as card codes, the cards left over).
 # Filled on first use, so importing the engine stays cheap.
-_SUIT_PARTS: list[list[tuple | None]] = [[None] * 8192 for _ in ALL_SUITS]
+_SUIT_PARTS: list[list[SuitParts | None]] = [[None] * 8192 for _ in ALL_SUITS]
 
 
-def _suit_parts(suit: int, pattern: int) -> tuple:
+def _suit_parts(suit: int, pattern: int) -> SuitParts:
     parts = _SUIT_PARTS[suit][pattern]
     if parts is None:
         base = suit * 13
@@ -175,7 +181,7 @@ def _mask_of_distinct(cards: Iterable[object]) -> int:
     count = 0
     try:
         for c in cards:
-            mask |= 1 << index[c]
+            mask |= 1 << index[c]  # type: ignore[index]  # any object is looked up: a non-card raises KeyError or TypeError, caught below
             count += 1
     except (KeyError, TypeError):
         parse_cards(cards)  # raises with the offending input named
@@ -213,7 +219,7 @@ def _candidate_melds(mask: int) -> list[int]:
     return melds
 
 
-def _meld_order(meld: tuple[str, ...]) -> tuple:
+def _meld_order(meld: tuple[str, ...]) -> tuple[int, int, int]:
     """The place of a meld in an arrangement as ``best_melds`` writes one: sets by rank,
     then runs by suit and rank."""
     first = CARD_INDEX[meld[0]]

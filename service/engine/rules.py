@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 class RulesError(ValueError):
@@ -62,7 +63,7 @@ class Rules:
     #: two different players.  A match with a hint shown is never rated.
     hints: bool | None = None
 
-    def to_json(self, complete: bool = False) -> dict:
+    def to_json(self, complete: bool = False) -> dict[str, Any]:
         """The rules as data.  An optional parameter left at its default (``turn_seconds``
         not set, ``starter`` ``alternate``) is left out, so the rules of a match without
         it are recorded as before it existed; ``complete`` lists every parameter (as the
@@ -79,8 +80,8 @@ class Rules:
 _RULE_NAMES = tuple(f.name for f in fields(Rules))
 
 #: What each parameter accepts: (type, low, high) for numbers, bool for switches,
-#: (str, choices) for a choice.
-RANGES: dict[str, tuple] = {
+#: (str, choices) for a choice.  (The shape depends on the first item: ``Any``.)
+RANGES: dict[str, tuple[Any, ...]] = {
     "upcard_offer": (bool,),
     "dead_hand_stock": (int, 0, 10),
     "gin_bonus": (int, 0, 100),
@@ -166,7 +167,8 @@ def resolve_rules(spec: Mapping[str, object] | None = None) -> Rules:
             f"unknown rules parameter(s) {', '.join(map(repr, unknown))}; the parameters are {', '.join(RANGES)}",
             unknown[0],
         )
-    overrides = {k: _check_value(k, v) for k, v in spec.items()}
+    # Each value checked against its parameter: its type is the one the name's field has.
+    overrides: dict[str, Any] = {k: _check_value(k, v) for k, v in spec.items()}
     return replace(PRESETS[name], **overrides)
 
 
@@ -183,4 +185,6 @@ def rules_from_json(data: Mapping[str, object]) -> Rules:
     unknown = sorted(set(data) - set(RANGES))
     if unknown:
         raise RulesError(f"unknown rules parameter(s) {', '.join(map(repr, unknown))}", unknown[0])
-    return Rules(preset=preset, **{k: _check_value(k, v) for k, v in data.items()})
+    # Each value checked against its parameter: its type is the one the name's field has.
+    recorded: dict[str, Any] = {k: _check_value(k, v) for k, v in data.items()}
+    return Rules(preset=preset, **recorded)

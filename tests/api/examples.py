@@ -34,7 +34,7 @@ from unittest import mock
 
 from service.api import create_app
 from service.api.openapi import spec_dict
-from tests.api.test_matches import greedy_action
+from tests.support.matches import greedy_action_on_view
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "service" / "api" / "examples.json"
 OPERATOR = "operator-token-for-the-examples"
@@ -145,12 +145,12 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", match, token=token, headers={"If-None-Match": f'"{view["version"]}"'})  # 304: no example
     call("POST", f"{match}/actions", token=token, json_body={"type": "draw"})  # 422: from where?
     call("POST", f"{match}/actions", token=token, json_body={"type": "discard", "card": view["hand"][0]})  # 409
-    call("POST", f"{match}/actions", token=token, json_body=greedy_action(view), headers={"If-Match": '"1"'})  # 412
+    call("POST", f"{match}/actions", token=token, json_body=greedy_action_on_view(view), headers={"If-Match": '"1"'})  # 412
     for _ in range(200):
         view = call("GET", match, token=token).get_json()
         if view["status"] == "finished":
             break
-        action = greedy_action(view)
+        action = greedy_action_on_view(view)
         call("POST", f"{match}/actions", token=token, json_body=action,
              headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": str(uuid.uuid4())})
     else:

@@ -68,7 +68,7 @@ def test_a_stream_sends_a_long_backlog_in_pieces_of_at_most_500_events(client, l
 
 
 def test_defect_8_a_computers_seed_is_not_shown_to_its_opponent_until_the_record_of_the_finished_match(client, new_match):
-    from .test_matches import play_to_the_end
+    from tests.support.matches import play_to_the_end
 
     created, players = new_match({"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}], "single_hand": True})
     ann = players[0]

@@ -5,9 +5,9 @@ import re
 import pytest
 
 from service.engine import DECK, PRESETS
+from tests.support.matches import greedy_action_on_view, play_to_the_end
 
 from .conftest import bearer
-from .test_matches import greedy_action, play_to_the_end
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -130,7 +130,7 @@ def test_no_response_or_event_feed_holds_a_card_the_seat_cannot_know(client, new
             assert hint.status_code == 200, hint.json
             seen = set(view["hand"]) | set(view["discard_pile"]) | set(view["opponent"]["known_cards"])
             assert cards_in(hint.json["action"]) <= seen and named_cards(hint.json["reason"]) <= seen, hint.json
-        r = players[turn].act(greedy_action(players[turn].view()))
+        r = players[turn].act(greedy_action_on_view(players[turn].view()))
         assert r.status_code == 200, r.json
         other = set(hidden["hands"][1 - turn]) - set(r.json["view"]["opponent"]["known_cards"])
         if r.json["view"]["phase"] not in ("awaiting_deal", "match_over", "defense") and r.json["view"]["hand_number"] == truth["hand_number"]:

@@ -13,9 +13,9 @@ import re
 import pytest
 
 from service.api import create_app
+from tests.support.matches import greedy_action_on_view
 
 from .conftest import OPERATOR, bearer, plays
-from .test_matches import greedy_action
 
 TRACE_MARKS = ("Traceback", 'File "')
 CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])")
@@ -127,7 +127,7 @@ def test_a_played_match_leaves_no_secret_in_logs_or_error_bodies(hygiene):
         mover = next(seat for seat, view in enumerate(views) if plays(view))
         view = views[mover]
         r = client.post(
-            f"/matches/{match_id}/actions", json=greedy_action(view), headers={**bearer(tokens[mover]), "If-Match": f'"{view["version"]}"'}
+            f"/matches/{match_id}/actions", json=greedy_action_on_view(view), headers={**bearer(tokens[mover]), "If-Match": f'"{view["version"]}"'}
         )
         assert r.status_code == 200, r.json
     assert checked > 150

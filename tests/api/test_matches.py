@@ -5,7 +5,9 @@ import threading
 
 import pytest
 
-from .conftest import bearer, plays
+from tests.support.matches import play_to_the_end
+
+from .conftest import bearer
 
 PROBLEM = "application/problem+json"
 
@@ -199,32 +201,6 @@ def test_a_seat_token_never_acts_for_the_other_seat(new_match):
     data, players = new_match({"seats": [{"kind": "human"}, {"kind": "human"}]})
     r = players[1].act({"type": "draw", "source": "stock"})
     assert (r.status_code, r.json["rule"]) == (409, "not_your_turn")
-
-
-def greedy_action(view):
-    """Knock or go Gin when allowed, else throw the card that leaves the least deadwood
-    (the view's discard_deadwood), else draw from the stock (or take what is offered)."""
-    actions = plays(view)
-    enders = [a for a in actions if a["type"] in ("gin", "knock")]
-    if enders:
-        return enders[0]
-    discards = [a for a in actions if a["type"] == "discard"]
-    if discards:
-        return min(discards, key=lambda a: view["discard_deadwood"][a["card"]])
-    return next((a for a in actions if a.get("source") == "stock"), actions[0])
-
-
-def play_to_the_end(players, limit=2000):
-    """Each human seat plays greedily, with If-Match, until the match ends."""
-    for _ in range(limit):
-        for player in players.values():
-            view = player.view()
-            if view["status"] == "finished":
-                return view
-            if plays(view):
-                r = player.act(greedy_action(view), **{"If-Match": f'"{view["version"]}"'})
-                assert r.status_code == 200, r.json
-    raise AssertionError("the match did not end")
 
 
 def test_a_single_hand_against_the_computer_plays_to_the_end(new_match):

@@ -9,9 +9,9 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.api import create_app
+from tests.support.matches import greedy_action_on_view
 
 from .conftest import OPERATOR, bearer, plays
-from .test_matches import greedy_action
 
 
 def sample(name: str, **labels) -> float:
@@ -66,7 +66,7 @@ def test_actions_and_the_computers_decisions_are_counted(new_match):
         assert player.act(plays(view)[0]).status_code == 200
         view = player.view()
     assert player.act({"type": "draw", "source": "stock"}).status_code == 200
-    assert player.act(greedy_action(player.view())).status_code == 200  # the computer answers
+    assert player.act(greedy_action_on_view(player.view())).status_code == 200  # the computer answers
     assert sample("gin_rummy_actions_total", type="draw", by="person") == person + 1
     after = sum(sample("gin_rummy_actions_total", type=t, by="computer") for t in ("draw", "pass", "discard", "knock", "gin"))
     assert after >= computer + 1

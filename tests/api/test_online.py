@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from service.api import create_app
+from tests.support.matches import greedy_action_on_view
 
 from .conftest import OPERATOR, UNLIMITED, Player, bearer, plays
-from .test_matches import greedy_action
 
 START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)
 
@@ -70,7 +70,7 @@ def play_one_turn(players: dict) -> None:
     for player in players.values():
         view = player.view()
         if plays(view):
-            assert player.act(greedy_action(view)).status_code == 200
+            assert player.act(greedy_action_on_view(view)).status_code == 200
             return
     raise AssertionError("nobody could play")
 
@@ -417,7 +417,7 @@ def test_a_move_stored_before_the_database_fails_is_answered_200_not_503(app, cl
 
     presence.seats, kept = down, presence.seats
     try:
-        r = mover.act(greedy_action(before))
+        r = mover.act(greedy_action_on_view(before))
     finally:
         presence.seats = kept
     assert r.status_code == 200 and r.json["view"]["version"] > version
@@ -435,7 +435,7 @@ def test_a_move_answered_after_the_database_failed_reads_the_same_as_its_retry(s
     # Another instance, which has not read this match yet, takes the move.
     client = create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
     ann = Player(client, created["id"], created["seats"][0]["token"])
-    action = greedy_action(made.get(f"/matches/{created['id']}", headers=ann.headers).json)
+    action = greedy_action_on_view(made.get(f"/matches/{created['id']}", headers=ann.headers).json)
     stored = []
     append, read = type(store).append, api_matches.provenance_of
 

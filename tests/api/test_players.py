@@ -15,9 +15,9 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
 from service.api import create_app
+from tests.support.matches import greedy_action_on_view
 
 from .conftest import OPERATOR, UNLIMITED, bearer, plays
-from .test_matches import greedy_action
 
 ISSUER = "https://auth.example.test/"
 AUDIENCE = "gin-rummy-tests"
@@ -112,7 +112,7 @@ def test_a_player_creates_a_match_and_plays_it_from_a_second_device_with_the_sam
         view = client.get(f"/matches/{mid}", headers=headers).json
         assert view["seat"] == 0 and view["hand"]
         if plays(view):
-            assert client.post(f"/matches/{mid}/actions", json=greedy_action(view), headers=headers).status_code == 200
+            assert client.post(f"/matches/{mid}/actions", json=greedy_action_on_view(view), headers=headers).status_code == 200
     # The player's token works on every route a seat's does.
     assert client.get(f"/matches/{mid}/events", headers=laptop).status_code == 200
     stream = client.get(f"/matches/{mid}/stream?wait=0", headers=laptop)
@@ -152,7 +152,7 @@ def test_one_player_on_both_seats_acts_for_the_seat_whose_turn_it_is(client):
     for _ in range(6):
         view = client.get(f"/matches/{mid}", headers=headers).json
         assert view["seat"] == view["turn"] and plays(view)
-        assert client.post(f"/matches/{mid}/actions", json=greedy_action(view), headers=headers).status_code == 200
+        assert client.post(f"/matches/{mid}/actions", json=greedy_action_on_view(view), headers=headers).status_code == 200
     both = [client.get(f"/matches/{mid}?seat={seat}", headers=headers).json["seat"] for seat in (0, 1)]
     assert both == [0, 1]
 
@@ -393,7 +393,7 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
             if view["phase"] not in ("defense", "match_over"):  # then the hands are shown
                 assert not cards_in({k: v for k, v in view.items() if k != "last_hand"}) & hidden
             if plays(view):
-                assert client.post(f"/matches/{mid}/actions", json=greedy_action(view), headers=headers).status_code == 200
+                assert client.post(f"/matches/{mid}/actions", json=greedy_action_on_view(view), headers=headers).status_code == 200
         client.get(f"/players/{ann['id']}")
         client.get(f"/players/{dana['id']}")
         client.get("/leaderboard")

@@ -18,9 +18,9 @@ from service.cli import main as cli
 from service.records.format import digest_of
 from service.store import EventStore, connect
 from service.store.migrate import scratch_database
+from tests.support.matches import greedy_action_on_view
 
 from .conftest import OPERATOR, UNLIMITED, bearer
-from .test_matches import greedy_action
 
 SCALE = 173.7178  # Glicko-2's scale: rating 1500 + 173.7178 μ, deviation 173.7178 φ
 TAU = 0.5
@@ -150,7 +150,7 @@ def test_a_small_worked_example_equals_the_library_and_the_hand_computation(clie
         view = client.get(f"/matches/{mid}", headers=b).json
         if view["turn"] == 0:
             break
-        assert client.post(f"/matches/{mid}/actions", json=greedy_action(view), headers=b).status_code == 200
+        assert client.post(f"/matches/{mid}/actions", json=greedy_action_on_view(view), headers=b).status_code == 200
     assert view["turn"] == 0
     clock.now += timedelta(seconds=31)
     r = client.post(f"/matches/{mid}/actions", json={"type": "claim_timeout"}, headers=b)

@@ -11,8 +11,8 @@ import pytest
 
 from service.api import schemas as s
 from service.engine import PRESETS, fold
-from service.engine.simulate import play_match
 from service.application.views import view_for
+from tests.support.play import play_match
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -9,8 +9,8 @@ import pytest
 
 from service.bots import LEVELS, choose_action
 from service.engine import State, decide, fold, redact_event
-from service.engine.simulate import shuffled_deck
 from service.application.views import view_for
+from service.engine.deals import shuffled_deck
 
 from .helpers import MATCH_ID, SEATS
 

@@ -7,11 +7,12 @@ import random
 import pytest
 
 from service.bots import LEVELS, choose_action
+from service.application.views import view_for
 from service.bots.arena import hand_events, play_match
 from service.engine import PRESETS, State, decide, fold, hand_history
+from service.engine.deals import deal_command
 from service.engine.game import AWAITING_DEAL
-from service.engine.simulate import deal_command, random_action
-from service.application.views import view_for
+from tests.support.play import random_action
 
 from .helpers import MATCH_ID, SEATS, assert_legal
 

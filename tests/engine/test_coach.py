@@ -11,8 +11,8 @@ from service.coach import assess, classify
 from service.coach.analysis import analyse
 from service.engine import State, decide, fold, redact_event
 from service.engine.cards import DECK
-from service.engine.simulate import greedy_action
 from service.engine.views import seat_view
+from tests.support.play import greedy_action_on_state
 
 MATCH_ID = "00000000-0000-4000-8000-00000000c0ac"
 
@@ -111,7 +111,7 @@ def played_hand(rng: random.Random, stop_before_knock: bool = False) -> Table:
     rng.shuffle(deck)
     table = Table(deck)
     while table.state.hand_number == 1 and table.state.phase != "awaiting_deal":
-        command = greedy_action(table.state)
+        command = greedy_action_on_state(table.state)
         if stop_before_knock and command["type"] in ("knock", "gin"):
             break
         table.do(command)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from service.engine import DECK, PRESETS, State, fold, redact_event, seat_view
 from service.engine.game import DEFENSE
-from service.engine.simulate import play_match
+from tests.support.play import play_match
 
 presets = st.sampled_from(sorted(PRESETS))
 seeds = st.integers(min_value=0, max_value=2**32)

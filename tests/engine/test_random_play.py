@@ -5,7 +5,7 @@ import random
 import pytest
 
 from service.engine import PRESETS, fold
-from service.engine.simulate import play_match
+from tests.support.play import play_match
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -52,7 +52,7 @@ from service.api import create_app
 from service.records.format import digest_of
 
 from tests.api.conftest import bearer, plays
-from tests.api.test_matches import greedy_action
+from tests.support.matches import greedy_action_on_view
 
 from .conftest import FUZZED, STATUSES
 
@@ -112,7 +112,7 @@ def _play_to_the_end(client, match: dict) -> None:
             if view["status"] == "finished":
                 return
             if plays(view):
-                r = client.post(f"/matches/{match['id']}/actions", json=greedy_action(view), headers=bearer(token))
+                r = client.post(f"/matches/{match['id']}/actions", json=greedy_action_on_view(view), headers=bearer(token))
                 assert r.status_code == 200, r.json
     raise AssertionError("the match did not end")
 

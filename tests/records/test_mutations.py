@@ -348,7 +348,7 @@ def source(store):
 def played_against_the_computer(client, monkeypatch, level, computer_seat, seed, target_score):
     """A finished match of Ann against the computer, every run the same play."""
     from tests.api.conftest import Player
-    from tests.api.test_matches import play_to_the_end
+    from tests.support.matches import play_to_the_end
 
     seats = [{"name": "Ann"}, {"name": "Ann"}]
     seats[computer_seat] = {"kind": "computer", "level": level}

@@ -13,9 +13,9 @@ from service.records.format import digest_of
 from service.store import EventStore, connect
 from service.store.migrate import upgrade
 from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer, plays
-from tests.api.test_matches import greedy_action
 from tests.api.test_online import Clock
 from tests.records.conftest import content
+from tests.support.matches import greedy_action_on_view
 
 OP = bearer(OPERATOR)
 
@@ -59,7 +59,7 @@ def play_turns(players, turns):
         for player in players.values():
             view = player.view()
             if plays(view):
-                assert player.act(greedy_action(view)).status_code == 200
+                assert player.act(greedy_action_on_view(view)).status_code == 200
                 break
 
 

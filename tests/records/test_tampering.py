@@ -263,7 +263,7 @@ def test_defect_3_a_record_cut_before_a_deal_continues_with_the_deal(genuine, ta
 
 def test_defect_3_a_record_cut_on_the_computers_turn_continues_with_its_move(client, target):
     from tests.api.conftest import Player
-    from tests.api.test_matches import play_to_the_end
+    from tests.support.matches import play_to_the_end
 
     for _ in range(20):  # a deal where the computer gets a turn (Ann may end the hand at once)
         created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}], "single_hand": True}).json
@@ -402,7 +402,7 @@ def test_defect_7_a_seat_is_refused_the_audit_of_an_unfinished_match_before_its_
 def played_against(client, level):
     """A finished match of Ann against the computer at ``level``, as exported."""
     from tests.api.conftest import Player
-    from tests.api.test_matches import play_to_the_end
+    from tests.support.matches import play_to_the_end
 
     created = client.post(
         "/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": level}], "rules": {"target_score": 60}}

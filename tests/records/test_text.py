@@ -21,10 +21,10 @@ from service.engine import meld_kind, sort_cards
 from service.records.hands import split_hands
 from service.records.text import playable_layoffs, quoted, record_text
 from tests.api.conftest import OPERATOR, Player, bearer, client, new_match  # noqa: F401 - client, new_match: fixtures
-from tests.api.test_matches import play_to_the_end
 from tests.api.test_online import app, clock  # noqa: F401 - fixtures: the app on a clock moved by hand
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
 from tests.records.test_online_records import play_turns
+from tests.support.matches import play_to_the_end
 
 OP = bearer(OPERATOR)
 ROOT = Path(__file__).parents[2]

@@ -1,1 +1,1 @@
-"""Helpers the tests share (not part of the service)."""
+"""Helpers shared by the tests (and the benchmarks): players, and the API's match helpers."""

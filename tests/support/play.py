@@ -1,8 +1,9 @@
-"""Random play: whole matches from a seeded generator, for tests and benchmarks.
+"""Players of whole matches on engine states, for tests and benchmarks: a random one
+and a plain greedy one, each fed by a seeded generator.
 
-The player is a plain legal-move one: it ends the hand whenever it may (Gin before a
-knock), otherwise picks uniformly among its legal actions.  The generator is an
-input, so a seed gives the same match every time.
+The random player is a plain legal-move one: it ends the hand whenever it may (Gin
+before a knock), otherwise picks uniformly among its legal actions.  The generator is
+an input, so a seed gives the same match every time.
 """
 
 from __future__ import annotations
@@ -11,19 +12,10 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from .cards import DECK
-from .game import AWAITING_DEAL, Event, State, decide, fold, plays
-from .melds import deadwood, discard_deadwoods
-
-
-def shuffled_deck(rng: random.Random) -> list[str]:
-    deck = list(DECK)
-    rng.shuffle(deck)
-    return deck
-
-
-def deal_command(rng: random.Random) -> dict:
-    return {"type": "deal", "deck": shuffled_deck(rng), "salt": f"{rng.getrandbits(64):016x}"}
+from service.engine import Event, State, decide, fold
+from service.engine.deals import deal_command
+from service.engine.game import AWAITING_DEAL, plays
+from service.engine.melds import deadwood, discard_deadwoods
 
 
 def random_action(state: State, rng: random.Random) -> dict:
@@ -59,7 +51,7 @@ def play_match(
     return state, events
 
 
-def greedy_action(state: State) -> dict:
+def greedy_action_on_state(state: State) -> dict:
     """A plain greedy player's command for the seat whose turn it is: end the hand when
     it may, take the pile's top card when that lowers its deadwood, throw the card that
     leaves the least deadwood.  Its matches have realistic lengths (benchmarks)."""
@@ -91,7 +83,7 @@ def play_greedy_match(rng: random.Random, rules: Mapping[str, Any] | None = None
     events = decide(State(), start)
     state = fold(events)
     while not state.finished:
-        command = deal_command(rng) if state.phase == AWAITING_DEAL else greedy_action(state)
+        command = deal_command(rng) if state.phase == AWAITING_DEAL else greedy_action_on_state(state)
         new = decide(state, command)
         state = fold(new, state)
         events.extend(new)
