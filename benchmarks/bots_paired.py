@@ -37,6 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 from service.bots import arena, hard, opponent
 from service.bots.knowledge import mask_of
 
+
 def constants() -> dict[str, float]:
     """The tunable constants of ``service.bots.hard``: its upper-case numbers."""
     return {

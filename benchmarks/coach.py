@@ -23,12 +23,12 @@ import time
 import uuid
 
 from service.api import create_app
+from service.application.views import view_for
 from service.bots import choose_action
 from service.bots.arena import deal_for
 from service.coach.analysis import analyse
 from service.engine import State, decide, fold, redact_event
 from service.engine.game import AWAITING_DEAL
-from service.application.views import view_for
 from service.store import EventStore, connect
 from service.store.database import temporary_server
 from service.store.migrate import scratch_database

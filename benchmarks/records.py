@@ -32,10 +32,10 @@ import uuid
 from pathlib import Path
 
 from service.api import create_app
-from service.engine import fold
-from service.engine.game import parse_time
 from service.application import Application
 from service.application.records import RecordRefused
+from service.engine import fold
+from service.engine.game import parse_time
 from service.records.records import MAX_RECORD_EVENTS, upcast_events
 from service.settings import Settings
 from service.store import EventStore, connect

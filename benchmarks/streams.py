@@ -171,7 +171,7 @@ async def hold(watch: Watch, port: int, opening: asyncio.Semaphore) -> None:
         last = None
         while piece := await read_piece(reader, chunked):
             now = time.time()
-            for seq, last in events.feed(piece):
+            for seq, _last in events.feed(piece):
                 watch.received[seq] = now
                 if seq >= watch.backlog and not watch.caught_up:
                     watch.caught_up = True

@@ -117,7 +117,7 @@ def catch_up(store: EventStore) -> int:
             if position:
                 tx = conn.execute("SELECT tx::text FROM events WHERE position = %s", (position,)).fetchone()[0]
             rows = conn.execute(MATCH_ENDS, {"tx": tx, "position": position, "limit": BATCH}).fetchall()
-            for match_id, data, position in rows:
+            for match_id, data, position in rows:  # noqa: B007 - the last position is the cursor, stored below
                 rated += _apply(conn, match_id, data)
             if rows:
                 conn.execute(

@@ -18,13 +18,13 @@ import random
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from service import bots
 from service.cooperative import off_loop
 from service.engine import Event, State, decide, fold, hand_history
-from service.engine.game import AWAITING_DEAL, MATCH_OVER
 from service.engine.deals import deal_command
+from service.engine.game import AWAITING_DEAL, MATCH_OVER
 from service.store import EventStore
 
 from .hooks import Hooks
@@ -37,7 +37,7 @@ MAX_EVENTS_PER_REQUEST = 2_000
 
 
 def system_clock() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Play:
@@ -51,7 +51,7 @@ class Play:
     def stamp(self, state: State) -> str:
         """The time of a command on ``state``: now, or the match's last event's time if
         this server's clock is behind it (times in a match never go back)."""
-        now = self.clock().astimezone(timezone.utc)
+        now = self.clock().astimezone(UTC)
         if state.last_at is not None:
             now = max(now, datetime.fromisoformat(state.last_at))
         return now.isoformat(timespec="milliseconds")

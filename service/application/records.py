@@ -19,7 +19,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from service.cooperative import off_loop
@@ -195,7 +195,7 @@ class Records:
         if not state.finished:
             after, more = self.play.autoplay(match_id, state, [Event(e["type"], e["data"]) for e in events])
             if more:
-                now = max(datetime.now(timezone.utc), recorded_at[-1])
+                now = max(datetime.now(UTC), recorded_at[-1])
                 appends.append({
                     "expected_version": len(events), "events": more, "actor": "system", "recorded_at": [now] * len(more),
                     "state": after,

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.engine import State, decide, fold, hand_history, seat_view
-from service.engine.game import AWAITING_DEAL
 from service.engine.deals import shuffled_deck
+from service.engine.game import AWAITING_DEAL
 
 from . import choose_action
 

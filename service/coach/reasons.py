@@ -40,7 +40,10 @@ def reason(coach, best: Mapping[str, Any]) -> str:
             return _take(coach)
         return _decline(coach, kind)
     if kind == "gin":
-        return f"go Gin, throwing the {card_text(best['card'])}: all ten cards meld, for the {coach.rules['gin_bonus']}-point bonus and your opponent's deadwood"
+        return (
+            f"go Gin, throwing the {card_text(best['card'])}: all ten cards meld, for the {coach.rules['gin_bonus']}-point "
+            "bonus and your opponent's deadwood"
+        )
     if kind == "knock":
         now, wait, deadwood = coach.ending[CARD_INDEX[best["card"]]]
         return (

@@ -11,12 +11,12 @@ from .errors import CommandError, EngineError, IllegalMoveError
 from .game import (
     Event,
     State,
+    check_hint,
     commitment_of,
     decide,
     evolve,
     execute,
     fold,
-    check_hint,
     legal_actions,
 )
 from .layoffs import Defense, best_defense, best_layout, check_defense

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .commands import command_field
@@ -39,7 +39,7 @@ def parse_time(value: object) -> datetime | None:
         return None
     try:
         at = datetime.fromisoformat(value)
-        year = at.astimezone(timezone.utc).year
+        year = at.astimezone(UTC).year
     except (ValueError, OverflowError):
         return None
     return at if TIME_YEARS[0] <= year <= TIME_YEARS[1] else None

@@ -14,7 +14,6 @@ from .match import abort, claim_timeout, deal, join, resign, start_match
 from .state import MATCH_OVER, WAITING, Event, State
 from .turns import defend, discard, draw, knock_or_gin, pass_upcard
 
-
 DECIDERS = {
     "start_match": start_match,
     "join": join,

@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 from .rules import rules_from_json
 from .state import AWAITING_DEAL, DEFENSE, DISCARD, DRAW, MATCH_OVER, UPCARD_OFFER, WAITING, Event, State
 
-
 T = TypeVar("T")
 
 #: An event as ``fold`` takes it: an ``Event``, a (type, data) pair, or a stored

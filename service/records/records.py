@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -185,7 +185,7 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
             errors={p: [m] for p, m in problems[:20]},
         )
     events = record["events"]
-    latest = datetime.now(timezone.utc) + CLOCK_SKEW
+    latest = datetime.now(UTC) + CLOCK_SKEW
     previous = None
     for i, e in enumerate(events):
         if e["seq"] != i + 1:
@@ -198,11 +198,11 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
                 f"in the years {TIME_YEARS[0]} to {TIME_YEARS[1]}",
                 index=i,
             )
-        if recorded_at.astimezone(timezone.utc).isoformat() != e["recorded_at"]:
+        if recorded_at.astimezone(UTC).isoformat() != e["recorded_at"]:
             raise RecordError(
                 "invalid_record",
                 f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']!r} must be written in UTC as the service "
-                f"writes it ({recorded_at.astimezone(timezone.utc).isoformat()!r}), so that a record is exported as it came",
+                f"writes it ({recorded_at.astimezone(UTC).isoformat()!r}), so that a record is exported as it came",
                 index=i,
             )
         if recorded_at > latest:

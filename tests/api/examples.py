@@ -212,7 +212,7 @@ def refusals(api: Recorder, match_id: str, other_token: str) -> None:
         if meta is None or "match_id" not in rule.arguments:
             continue
         for method in sorted(rule.methods & {"GET", "POST", "PATCH"}):
-            def path(match):
+            def path(match, rule=rule):
                 return rule.rule.replace("<match_id>", match).replace("<int:number>", "1")
 
             # A valid body (the one that succeeded before), so that the refusal is the caller's.

@@ -9,9 +9,9 @@ from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Response
 
 from service.api import create_app
-from service.settings import Settings
 from service.api.ratelimit import Rate, TokenBuckets, parse_rate
 from service.application.tokens import hash_token
+from service.settings import Settings
 
 from .conftest import OPERATOR, bearer
 

@@ -5,7 +5,7 @@ who is connected."""
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -14,7 +14,7 @@ from tests.support.matches import greedy_action_on_view
 
 from .conftest import OPERATOR, UNLIMITED, Player, bearer, plays
 
-START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=UTC)
 
 
 class Clock:
@@ -522,7 +522,7 @@ def test_no_answer_of_online_play_holds_a_hidden_card_an_invite_code_or_another_
     # No answer but the one that issued it holds a code or a token; a rematch answer
     # holds only its caller's new token.
     new_tokens = [first["token"], second["token"]]
-    for i, (method, path, auth, status, body) in enumerate(recorder.responses):
+    for i, (method, path, auth, _status, body) in enumerate(recorder.responses):
         if i < issued[mid]:
             continue
         for secret_text in secrets_:

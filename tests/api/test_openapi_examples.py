@@ -151,7 +151,7 @@ def test_the_examples_are_what_a_real_session_gets(store, other_store, document)
                     differences.append(f"{operation} {status} {media_type}: the session no longer gets that answer")
                 elif isinstance(example, dict) and set(example) != set(now):
                     differences.append(f"{operation} {status} {media_type}: fields {sorted(set(example) ^ set(now))} differ")
-    for operation, entry in captured.items():
+    for operation in captured:
         if operation not in examples():
             differences.append(f"{operation}: called by the session, not in the examples file")
     assert not differences, "\n".join(differences) + "\nrun: python -m tests.api.examples, then gin-rummy openapi > openapi/openapi.yaml"

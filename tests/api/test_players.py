@@ -161,7 +161,7 @@ def test_my_games_newest_first_in_pages_with_whose_turn_the_opponent_and_the_sco
     ann, bob = guest(client, "Ann"), guest(client, "Bob")
     a, b = bearer(ann["token"]), bearer(bob["token"])
     ids = []
-    for i in range(3):
+    for _i in range(3):
         created = client.post(
             "/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}], "rules": {"turn_seconds": 90}}, headers=a
         ).json
@@ -401,7 +401,7 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
     client.get(f"/matches/{mid}/export", headers=a)
     secrets_ = [ann["token"], ann["token"].split(".")[-1], dana_jwt, dana_jwt.split(".")[-1]]
     issued = 0
-    for method, path, auth, status, body in recorder.responses:
+    for method, path, _auth, _status, body in recorder.responses:
         if (method, path) == ("POST", "/players"):
             issued += 1
             assert ann["token"] in body

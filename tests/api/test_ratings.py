@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import threading
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import glicko2
 import pytest
@@ -82,7 +82,7 @@ def test_the_hand_computation_gives_the_papers_example():
     assert (round(rating, 2), round(deviation, 2), round(volatility, 6)) == (1464.05, 151.52, 0.059996)
 
 
-START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 1, 9, 0, 0, tzinfo=UTC)
 
 
 class Clock:

@@ -161,7 +161,7 @@ def test_the_documents_record_schema_accepts_exactly_what_the_file_accepts(app):
     for record in records:
         cases.append(record)
         events = record["events"]
-        for i, event in enumerate(events):
+        for i, _event in enumerate(events):
             for change in ("data of another type", "unknown version", "version 1", "no data"):
                 changed = copy.deepcopy(record)
                 target = changed["events"][i]

@@ -10,8 +10,8 @@ import uuid
 import pytest
 
 from service.api import schemas as s
-from service.engine import PRESETS, fold
 from service.application.views import view_for
+from service.engine import PRESETS, fold
 from tests.support.play import play_match
 
 

@@ -24,7 +24,7 @@ def test_an_append_alone_is_stored_by_the_commit_and_its_events_are_read_back(st
     with UnitOfWork(store) as uow:
         appended = uow.append(match_id, 0, events, actor="system", state=state)
         with pytest.raises(RuntimeError):
-            appended.events  # nothing is stored before the commit
+            _ = appended.events  # nothing is stored before the commit
         with pytest.raises(MatchNotFound):
             store.load(match_id, conn=uow.conn)
         uow.commit()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from service.engine import DECK, State, check_arrangement, deadwood, decide, fold, redact_event
 from service.application.views import view_for
+from service.engine import DECK, State, check_arrangement, deadwood, decide, fold, redact_event
 
 MATCH_ID = uuid.UUID(int=7)
 

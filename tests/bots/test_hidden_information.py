@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from service.application.views import view_for
 from service.bots import LEVELS, choose_action
 from service.engine import State, decide, fold, redact_event
-from service.application.views import view_for
 from service.engine.deals import shuffled_deck
 
 from .helpers import MATCH_ID, SEATS

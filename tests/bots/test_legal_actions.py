@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from service.bots import LEVELS, choose_action
 from service.application.views import view_for
+from service.bots import LEVELS, choose_action
 from service.bots.arena import hand_events, play_match
 from service.engine import PRESETS, State, decide, fold, hand_history
 from service.engine.deals import deal_command
@@ -53,7 +53,7 @@ def test_every_level_answers_legally_in_positions_reached_by_random_play(preset)
     """Random play reaches positions the bots would avoid: odd hands, late stocks, offers."""
     rng = random.Random(f"random-positions-{preset}")
     asked = 0
-    for game in range(12):
+    for _game in range(12):
         events = decide(
             State(), {"type": "start_match", "rules": {"preset": preset, "single_hand": True}, "seats": SEATS}
         )

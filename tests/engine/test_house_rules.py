@@ -155,7 +155,10 @@ def test_knock_limit_can_be_lowered():
 
 def test_malformed_commands_are_command_errors_not_moves():
     t = fresh("classic")
-    for command in ({"type": "fly"}, {"type": "draw", "seat": 0}, {"type": "draw", "seat": 0, "source": "floor"}, {"type": "draw", "seat": 2, "source": "stock"}):
+    for command in (
+        {"type": "fly"}, {"type": "draw", "seat": 0}, {"type": "draw", "seat": 0, "source": "floor"},
+        {"type": "draw", "seat": 2, "source": "stock"},
+    ):
         with pytest.raises(CommandError):
             t.do(command)
     t.seat(0, "draw", source="stock")

@@ -97,10 +97,10 @@ def test_a_surrogates_own_bytes_in_a_record_are_a_422_not_a_500(client, new_matc
 @pytest.mark.parametrize("name", ["Ann \\ud83d\\ude00", "a\\\\u0000b"])
 def test_a_paired_surrogate_or_an_escaped_backslash_is_fine(client, name):
     # An emoji as a surrogate pair, and a backslash followed by "u0000", are text.
-    body = '{"seats": [{"name": "%s"}, {"kind": "computer"}]}' % name
+    body = f'{{"seats": [{{"name": "{name}"}}, {{"kind": "computer"}}]}}'
     r = client.post("/matches", data=body, content_type=JSON)
     assert r.status_code == 201, r.json
-    assert r.json["seats"][0]["name"] == json.loads('"%s"' % name)
+    assert r.json["seats"][0]["name"] == json.loads(f'"{name}"')
 
 
 @pytest.mark.parametrize("name", ["a\x00b", "\ud800"])

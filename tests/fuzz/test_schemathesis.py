@@ -50,7 +50,6 @@ from schemathesis.specs.openapi.checks import (
 
 from service.api import create_app
 from service.records.format import digest_of
-
 from tests.api.conftest import bearer, plays
 from tests.support.matches import greedy_action_on_view
 

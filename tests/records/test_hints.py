@@ -21,7 +21,8 @@ def client(store):
 
 
 def test_hints_travel_in_records_and_a_forged_hint_is_refused(client, target):
-    data = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "computer", "level": "medium"}], "rules": {"target_score": 1, "single_hand": True}}).json
+    seats = [{"name": "Ann"}, {"kind": "computer", "level": "medium"}]
+    data = client.post("/matches", json={"seats": seats, "rules": {"target_score": 1, "single_hand": True}}).json
     ann = Player(client, data["id"], data["seats"][0]["token"])
     follow_hints(ann, 1)
     record = client.get(f"/matches/{data['id']}/export", headers=OP).json

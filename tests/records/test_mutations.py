@@ -10,7 +10,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -537,7 +537,7 @@ def test_an_imported_records_times_are_exported_as_they_came_or_refused(store, s
     record["events"][3]["recorded_at"] = record["events"][3]["recorded_at"].replace("Z", "+00:00")
     r = target.post("/matches/import", json=record)
     assert r.status_code == 422 and r.json["index"] == 4, r.json
-    record["events"][4]["recorded_at"] = datetime.fromisoformat(record["events"][4]["recorded_at"]).astimezone(timezone.utc).isoformat()
+    record["events"][4]["recorded_at"] = datetime.fromisoformat(record["events"][4]["recorded_at"]).astimezone(UTC).isoformat()
     assert target.post("/matches/import", json=record).status_code == 201
     exported = target.get(f"/matches/{record['match_id']}/export", headers=OP).json
     assert exported["events"] == record["events"]  # "its export holds the record's events exactly" (README)

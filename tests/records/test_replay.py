@@ -159,7 +159,8 @@ def test_a_hand_in_full_shows_deal_plays_knock_arrangements_and_score():
     (hand,) = split_hands(events)
     detail = hand_detail(hand)
     assert detail["status"] == "over" and detail["deal"]["commitment_valid"]
-    assert sorted(detail["deal"]["hands"][0] + detail["deal"]["hands"][1] + [detail["deal"]["upcard"]] + detail["deal"]["stock"]) == sorted(events[1]["data"]["deck"])
+    deal = detail["deal"]
+    assert sorted(deal["hands"][0] + deal["hands"][1] + [deal["upcard"]] + deal["stock"]) == sorted(events[1]["data"]["deck"])
     draws = [p for p in detail["plays"] if p["action"] == "draw"]
     assert draws and all("card" in p for p in draws)
     if detail["knock"]:

@@ -15,8 +15,8 @@ from uuid import UUID
 
 import psycopg
 
-from service.engine import State, fold
 from service.application.views import status_of
+from service.engine import State, fold
 from service.store import SNAPSHOT_FORMAT
 from service.store.events import COLUMNS, stored_events
 from service.store.summaries import SELECT_SUMMARIES, MatchSummary

@@ -11,7 +11,6 @@ import pytest
 from service.api import create_app
 from service.store import EventStore, connect
 from service.store.migrate import upgrade
-
 from tests.api.conftest import UNLIMITED
 
 from .support import OPERATOR, Client, chromium, missing, serving

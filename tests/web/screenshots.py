@@ -101,7 +101,8 @@ def shoot_coach(browser, base: str, out: Path, size: str) -> None:
     page.mouse.move(0, 0)
     page.screenshot(path=str(out / f"hint-{size}.png"), full_page=True)
 
-    made = api(base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True}, "seats": [{"name": "Ann"}, {"kind": "computer", "level": "medium", "name": "Computer"}]})
+    seats = [{"name": "Ann"}, {"kind": "computer", "level": "medium", "name": "Computer"}]
+    made = api(base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True}, "seats": seats})
     match_id, token = made["id"], made["seats"][0]["token"]
     play_carelessly(base, match_id, token)
     decisions = api(base, "GET", f"/matches/{match_id}/hands/1/analysis", token=token)["decisions"]
@@ -269,7 +270,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--database-url", help="a PostgreSQL server's admin URL (default: an embedded server)")
-    parser.add_argument("--only", choices=("table", "coach", "online", "players", "arrange"), action="append", help="only these screenshots (repeatable; default: all)")
+    parser.add_argument(
+        "--only", choices=("table", "coach", "online", "players", "arrange"), action="append",
+        help="only these screenshots (repeatable; default: all)",
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     only = set(args.only or ("table", "coach", "online", "players", "arrange"))

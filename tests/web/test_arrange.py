@@ -208,7 +208,8 @@ def test_a_layoff_taken_back_brings_back_only_the_cards_laid_off_beyond_it(app, 
     reveal(client)
     page.wait_for_selector("#defense")
     run = next(i for i, m in enumerate(recorded(client, "knocked")["melds"]) if "4S" in m)
-    laid = lambda: {c for c in ("3S", "7S", "8S") if page.locator(f'#defense .target[data-meld="{run}"] .laidoff[data-card="{c}"]').count()}
+    def laid():
+        return {c for c in ("3S", "7S", "8S") if page.locator(f'#defense .target[data-meld="{run}"] .laidoff[data-card="{c}"]').count()}
     assert laid() == {"3S", "7S", "8S"} and shown_deadwood(page, "defense") == 2
 
     # 7♠ taken back: 8♠ hung on it and comes back too; 3♠, at the other end, stays.

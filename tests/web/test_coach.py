@@ -139,7 +139,8 @@ def test_a_refused_hint_says_why_and_no_hint_where_the_rules_have_none(client: C
     page.unroute("**/hint")
 
     # Rules without hints: no Hint button at all.
-    off = api(client.base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True, "hints": False}, "seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy"}]})
+    seats = [{"name": "Ann"}, {"kind": "computer", "level": "easy"}]
+    off = api(client.base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True, "hints": False}, "seats": seats})
     client.keep_seat(off["id"], {0: off["seats"][0]["token"]}, mode="computer")
     client.open(f"#/play/{off['id']}")
     page.wait_for_selector("#hand .card")
@@ -151,7 +152,8 @@ def test_a_refused_hint_says_why_and_no_hint_where_the_rules_have_none(client: C
 def test_the_replay_marks_each_decision_as_the_analysis_classes_it(client: Client):
     page = client.page
     base = client.base
-    made = api(base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True}, "seats": [{"name": "Ann"}, {"kind": "computer", "level": "easy", "name": "Computer"}]})
+    seats = [{"name": "Ann"}, {"kind": "computer", "level": "easy", "name": "Computer"}]
+    made = api(base, "POST", "/matches", {"rules": {"preset": "classic", "single_hand": True}, "seats": seats})
     match_id, token = made["id"], made["seats"][0]["token"]
     play_carelessly(base, match_id, token)
     analysis = api(base, "GET", f"/matches/{match_id}/hands/1/analysis", token=token)

@@ -11,7 +11,6 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from service.engine.game import name_problem
 
-
 CARD = validate.Regexp(r"^[A23456789TJQK][CDHS]$", error="not a card code: rank A23456789TJQK + suit CDHS, e.g. TD")
 LEVELS = ("easy", "medium", "hard")
 PHASES = ("waiting_for_players", "awaiting_deal", "upcard_offer", "draw", "discard", "defense", "match_over")

@@ -9,7 +9,6 @@ from .common import END_REASONS, PHASES, RESULTS, STATUSES, Base, Card, Cards, E
 from .matches import CreatedSeatSchema
 from .play import DefenseSchema, HandResultSchema, KnockSchema
 
-
 MatchRecordSchema = ExternalSchema("MatchRecord", "match-record.schema.json")
 
 

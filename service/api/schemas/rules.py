@@ -10,7 +10,6 @@ from service.engine.rules import RANGES
 
 from .common import Base, StrictBool
 
-
 #: What a rules parameter means, where its name does not say it all.
 RULE_DESCRIPTIONS = {
     "knocker_arranges": "The knocker may lay out any legal arrangement within the knock limit; otherwise only one of "
