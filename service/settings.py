@@ -244,28 +244,33 @@ class Settings:
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for each in dataclasses.fields(cls):
-            env, parse = each.metadata["env"], each.metadata["parse"]
-            if each.name in overrides:
-                raw, where = overrides.pop(each.name), each.name.upper()
-            elif env is not None and env in environ:
-                raw, where = environ[env], env
-            else:
-                continue
-            try:
-                values[each.name] = parse(raw)
-            except (ValueError, TypeError) as exc:
-                raise SettingsError(f"{where}: {exc} ({raw!r})") from None
-        if overrides:
-            raise SettingsError(f"no such setting: {', '.join(sorted(overrides))}")
-        return cls(**values)
+            env = each.metadata["env"]
+            if env is not None and env in environ:
+                values[each.name] = _parsed(each, environ[env], env)
+        return cls(**values).overridden(**overrides)
+
+    def overridden(self, **overrides: Any) -> Settings:
+        """These settings with ``overrides`` by field name (values, or their text)."""
+        known = {each.name: each for each in dataclasses.fields(self)}
+        unknown = sorted(set(overrides) - set(known))
+        if unknown:
+            raise SettingsError(f"no such setting: {', '.join(unknown)}")
+        if not overrides:
+            return self
+        return dataclasses.replace(self, **{name: _parsed(known[name], raw, name.upper()) for name, raw in overrides.items()})
 
     @classmethod
     def variables(cls) -> dict[str, str]:
         """Each environment variable read, with what it sets."""
         return {f.metadata["env"]: f.metadata["doc"] for f in dataclasses.fields(cls) if f.metadata["env"]}
 
-    def replace(self, **changes: Any) -> Settings:
-        return dataclasses.replace(self, **changes)
+
+
+def _parsed(each: dataclasses.Field, raw: object, where: str) -> Any:
+    try:
+        return each.metadata["parse"](raw)
+    except (ValueError, TypeError) as exc:
+        raise SettingsError(f"{where}: {exc} ({raw!r})") from None
 
 
 def setting_names() -> frozenset[str]:

@@ -28,5 +28,6 @@ def configure_logging(settings: Settings) -> None:
         service.setLevel(logging.WARNING)
 
 
-configure_logging(Settings.from_env())
-app = create_app()
+settings = Settings.from_env()
+configure_logging(settings)
+app = create_app(settings=settings)

@@ -33,12 +33,14 @@ from .ratelimit import TokenBuckets, register_rate_limits
 COMPONENTS = ("STORE", "CLOCK")
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
+def create_app(config: dict[str, Any] | None = None, *, settings: Settings | None = None) -> Flask:
+    """The app; ``settings`` read from the environment unless given (a server that read
+    them already), with ``config``'s overrides."""
     config = dict(config or {})
     components = {key: config.pop(key) for key in COMPONENTS if key in config}
     names = setting_names()
     overrides = {key.lower(): config.pop(key) for key in list(config) if key.lower() in names}
-    settings = Settings.from_env(**overrides)
+    settings = (Settings.from_env() if settings is None else settings).overridden(**overrides)
 
     app = Flask(__name__)
     app.request_class = Request
