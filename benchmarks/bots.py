@@ -4,7 +4,7 @@ the seats swapped, so the luck of the cards cancels out.
     python benchmarks/bots.py                      # the full run: 500 matches per pair and preset
     python benchmarks/bots.py --matches 20 --presets classic --pairs medium-hard
 
-Matches are played to 100 on the engine directly (``service.bots.arena``), each
+Matches are played to 100 on the engine directly (``tests/support/arena.py``), each
 decision given exactly the seat view and redacted history the service would give.
 For each pair and preset it prints match and hand win rates with 95% (Wilson)
 intervals, points per hand, the mix of endings, and decision-time percentiles per
@@ -22,8 +22,10 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from service.bots.arena import MatchRecord, play_match
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' support modules
+from tests.support.arena import MatchRecord, play_match  # noqa: E402
 
 PAIRS = ("easy-medium", "medium-hard", "easy-hard")
 PRESETS = ("classic", "bonus-20-10")

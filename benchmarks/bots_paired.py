@@ -33,9 +33,13 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-from service.bots import arena, hard, opponent
+from service.bots import hard, opponent
 from service.bots.knowledge import mask_of
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' support modules
+from tests.support import arena  # noqa: E402
 
 
 def constants() -> dict[str, float]:

@@ -19,19 +19,23 @@ import contextlib
 import os
 import random
 import statistics
+import sys
 import time
 import uuid
+from pathlib import Path
 
 from service.api import create_app
 from service.application.views import view_for
 from service.bots import choose_action
-from service.bots.arena import deal_for
 from service.coach.analysis import analyse
 from service.engine import State, decide, fold, redact_event
 from service.engine.game import AWAITING_DEAL
 from service.store import EventStore, connect
 from service.store.database import temporary_server
 from service.store.migrate import scratch_database
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' support modules
+from tests.support.arena import deal_for  # noqa: E402
 
 OPERATOR = "bench-operator"
 

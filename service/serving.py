@@ -19,6 +19,8 @@ How long computations leave the event loop: ``service.cooperative``.
 
 from __future__ import annotations
 
+import json
+
 try:
     from gunicorn.workers.ggevent import GeventWorker
 except ImportError:  # gevent is not installed: no server here, only the library
@@ -97,8 +99,6 @@ SERVER_PROBLEMS = {
 def problem_answer(status: int, reason: str, cfg=None) -> bytes:
     """A whole HTTP response (status line, headers, body) with a problem document, for
     errors answered by the server rather than the app; the connection is closed after it."""
-    import json
-
     code, detail = SERVER_PROBLEMS.get(status, ("http_" + str(status), reason.lower()))
     limits = {
         name: getattr(cfg, name, "the limit")

@@ -53,7 +53,6 @@ class Knowledge:
     opp_taken: list[int] = field(default_factory=list)
     #: Top cards the opponent could have taken but did not (it drew from the stock or passed).
     opp_declined: list[int] = field(default_factory=list)
-    my_draws: int = 0
     opp_draws: int = 0
 
     @property
@@ -121,16 +120,14 @@ def _read_history(know: Knowledge, history: Sequence[Mapping[str, Any]]) -> None
             know.opp_discards.clear()
             know.opp_taken.clear()
             know.opp_declined.clear()
-            know.my_draws = know.opp_draws = 0
+            know.opp_draws = 0
         elif etype == "upcard_passed":
             if data["seat"] != seat and pile:
                 know.opp_declined.append(pile[-1])
         elif etype == "card_drawn":
             mine = data["seat"] == seat
             last_source[data["seat"]] = data["source"]
-            if mine:
-                know.my_draws += 1
-            else:
+            if not mine:
                 know.opp_draws += 1
             if data["source"] == "discard":
                 card = pile.pop() if pile else CARD_INDEX[data["card"]]

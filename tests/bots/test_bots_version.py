@@ -14,7 +14,7 @@ import hashlib
 import json
 
 from service import bots
-from service.bots.arena import play_match
+from tests.support.arena import play_match
 
 #: The matches played: (levels, deal seed, preset).  The bonus-20-10 one (where the
 #: knocker may lay out any arrangement) was added with 2026.12.2; the fingerprints of

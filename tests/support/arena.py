@@ -18,7 +18,7 @@ from service.engine import State, decide, fold, hand_history, seat_view
 from service.engine.deals import shuffled_deck
 from service.engine.game import AWAITING_DEAL
 
-from . import choose_action
+from service.bots import choose_action
 
 
 @dataclass
