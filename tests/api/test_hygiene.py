@@ -93,8 +93,9 @@ def provoke_errors(client, match_id: str, token: str, view: dict) -> None:
     client.get(url, headers={"Authorization": f"Token {token}"})
     client.get(url, headers=bearer(token[:-4] + "AAAA"))  # the right match, a wrong secret
     client.get(f"/matches/{match_id}/export", headers=auth)  # unfinished: hidden until over
-    client.get(f"/matches/{match_id}/hands/1", headers=auth)
-    client.get(f"/matches/{match_id}/state?version=1", headers=auth)
+    # The hand being played (hand 1 may be over: a seat then sees it, and its past states).
+    client.get(f"/matches/{match_id}/hands/{view['hand_number']}", headers=auth)
+    client.get(f"/matches/{match_id}/state?version={view['version']}", headers=auth)
 
 
 def test_a_played_match_leaves_no_secret_in_logs_or_error_bodies(hygiene):
