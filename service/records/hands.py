@@ -184,6 +184,7 @@ def ending_text(end: Mapping[str, Any], seat_names: Sequence[str]) -> str:
     if end["reason"] == "resigned":
         return f"{who} resigns: {seat_names[end['winner']]} wins the match."
     if end["reason"] == "timeout":
+        assert seat is not None, "a timeout is claimed by a seat (a replay refuses a claim without one)"
         return f"{seat_names[1 - seat]}'s time ran out: {who} claims the match."
     if end["reason"] == "aborted":
         return f"{who} called the match off before anyone joined."
