@@ -64,6 +64,7 @@ if metrics_dir is None:
 def on_starting(server):
     """Counts start at zero with the server: drop the files of an earlier run."""
     path = metrics_dir
+    assert path is not None, "made at import when the settings name none"
     os.makedirs(path, exist_ok=True)
     for name in os.listdir(path):
         if name.endswith(".db"):

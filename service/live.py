@@ -60,6 +60,7 @@ from psycopg_pool import PoolClosed
 
 from service.lru import LRU
 from service.store import EventStore, StoredEvent, online
+from service.store.database import conninfo_of
 from service.store.notifications import Listener
 
 log = logging.getLogger(__name__)
@@ -181,6 +182,7 @@ class Channel:
                 if events:
                     self.fetched = events[-1].seq
                     self.notified = max(self.notified, self.fetched)
+                assert self.fetched is not None, "it was not None at start, and is never None again"
                 first = self.recent[0].seq if self.recent else self.fetched + 1
                 for key in [k for k in self._frames if k[0] < first]:
                     del self._frames[key]
@@ -240,7 +242,7 @@ class LiveHub:
         self.reader = reader
         self.limits = limits
         self.buffer_events = buffer_events
-        self.conninfo = conninfo or reader.pool.conninfo
+        self.conninfo = conninfo or conninfo_of(reader.pool)
         self.closing = False
         self._channels: dict[UUID, Channel] = {}
         self._by_token: dict[str, int] = {}
@@ -282,6 +284,7 @@ class LiveHub:
             if self._listener is None:
                 self._listener = Listener(self.conninfo, self._announced, self._reconnected).start()
         if first_of_seat:
+            assert seat is not None, "first_of_seat implies a seat"
             self._presence(online.follow, match_id, seat)
         return Subscription(self, channel, token_key, address, seat)
 
@@ -305,6 +308,7 @@ class LiveHub:
             if not channel.followers and self._channels.get(channel.match_id) is channel:
                 del self._channels[channel.match_id]
         if last_of_seat:
+            assert sub.seat is not None, "last_of_seat implies a seat"
             self._presence(online.unfollow, channel.match_id, sub.seat)
 
     def _presence(self, change, match_id: UUID, seat: int) -> None:

@@ -109,13 +109,17 @@ def catch_up(store: EventStore) -> int:
     rated = 0
     while True:
         with store.transaction() as conn:
-            if not conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (LOCK_KEY,)).fetchone()[0]:
+            locked = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (LOCK_KEY,)).fetchone()
+            assert locked is not None, "a SELECT of one value and no FROM returns one row"
+            if not locked[0]:
                 return rated
             row = conn.execute("SELECT position FROM projection_cursors WHERE name = %s", (CURSOR,)).fetchone()
             position = row[0] if row else 0
             tx = "0"
             if position:
-                tx = conn.execute("SELECT tx::text FROM events WHERE position = %s", (position,)).fetchone()[0]
+                last = conn.execute("SELECT tx::text FROM events WHERE position = %s", (position,)).fetchone()
+                assert last is not None, "the cursor is the position of an event, and events are never deleted"
+                tx = last[0]
             rows = conn.execute(MATCH_ENDS, {"tx": tx, "position": position, "limit": BATCH}).fetchall()
             for match_id, data, position in rows:  # noqa: B007 - the last position is the cursor, stored below
                 rated += _apply(conn, match_id, data)
@@ -150,7 +154,9 @@ SELECT EXISTS (
 def folded(store: EventStore, position: int) -> bool:
     """Whether the event at ``position`` has been read by the ratings projection."""
     with store.connection() as conn:
-        return conn.execute(FOLDED, {"cursor": CURSOR, "position": position}).fetchone()[0]
+        row = conn.execute(FOLDED, {"cursor": CURSOR, "position": position}).fetchone()
+        assert row is not None, "SELECT EXISTS (...) returns one row"
+        return row[0]
 
 
 class Folder:

@@ -117,7 +117,8 @@ class Request(flask.Request):
     Here, a body read to the limit is probed for one more byte, which raises 413."""
 
     def get_data(self, cache: bool = True, as_text: bool = False, parse_form_data: bool = False):
-        data = super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)
+        # werkzeug's overloads take as_text only as a literal True or False; the bool passed on is either.
+        data = super().get_data(cache=cache, as_text=as_text, parse_form_data=parse_form_data)  # type: ignore[call-overload]
         stream = self.stream
         if self.content_length is None and isinstance(stream, LimitedStream) and stream.is_exhausted:
             stream.read(1)  # RequestEntityTooLarge when more is waiting

@@ -78,6 +78,7 @@ def create_match(body: dict):
     public = body.pop("public", False)
     created = app().matches.create(optional_bearer(), body, public=public)
     state = created.state
+    assert state.rules is not None, "a match is created started: it has its rules"
     answer = {
         "id": str(created.match_id),
         "version": state.version,

@@ -11,6 +11,7 @@ import functools
 import json
 import re
 from importlib import resources
+from typing import Any
 
 import yaml
 from apispec import APISpec
@@ -70,6 +71,7 @@ def build_spec(app: Flask) -> APISpec:
         meta = getattr(view, "__openapi__", None)
         if meta is None:
             continue
+        assert rule.methods is not None, "Flask gives every route its methods"
         methods = sorted(m for m in rule.methods if m not in ("HEAD", "OPTIONS"))
         operations = {}
         for method in methods:
@@ -116,6 +118,7 @@ def record_components() -> dict[str, dict]:
     event = components.get(names.get("event", ""))
     variants = _event_variants(event, components) if event else None
     if variants:
+        assert event is not None, "variants are found only for an event"
         # The same constraint, said so that generators type an event's data by its type.
         del event["allOf"]
         event["properties"]["data"] = {"description": "The event's data: its schema follows from type and schema_version."}
@@ -279,7 +282,7 @@ def _response(status: int, what, content_type: str) -> dict:
         }
         return {"description": what.description, "content": {content_type: {"schema": event}}}
     if isinstance(what, str):
-        response = {"description": what}
+        response: dict[str, Any] = {"description": what}
         if status < 300 and status != 204 and status != 304:
             # A JSON document (application/json, application/schema+json...) is an object;
             # anything else (HTML, an event stream, NDJSON) is text.

@@ -27,13 +27,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from datetime import datetime
+from typing import TypedDict
 
 from service import ratings
 from service.live import LiveHub, Presence, StreamLimits
 from service.records.signing import Signer
 from service.settings import Settings
 from service.store import EventStore, connect, database_url
-from service.store.database import Probe
+from service.store.database import Probe, conninfo_of
 from service.store.idempotency import purge_periodically
 
 from .actions import Actions
@@ -48,6 +49,13 @@ from .records import Records
 from .signin import verifier_of
 from .streams import Streams
 from .views import Views
+
+
+class _Options(TypedDict, total=False):
+    """What ``build`` passes on to the constructor (a clock only when given one)."""
+
+    hooks: Hooks | None
+    clock: Callable[[], datetime]
 
 
 class Application:
@@ -68,7 +76,7 @@ class Application:
         reader = reader or store
         limits = StreamLimits(settings.streams_per_token, settings.streams_per_address, settings.streams_per_process)
         self.hub = LiveHub(reader, limits=limits, buffer_events=settings.stream_buffer_events) if store.pool else None
-        self.probe = Probe(store.pool.conninfo) if store.pool else None
+        self.probe = Probe(conninfo_of(store.pool)) if store.pool else None
         self.presence = Presence(cache_seconds=settings.presence_cache_seconds)
         self.signer = Signer(
             store, key_file=settings.signing_key_file, signer=settings.public_url, trusted=settings.trusted_jwks
@@ -92,7 +100,9 @@ class Application:
     ) -> Application:
         """The application on ``store``, or on the database of the settings (then with
         pools of its own, and the hourly purge of old Idempotency-Key answers)."""
-        options = {"hooks": hooks, **({"clock": clock} if clock is not None else {})}
+        options: _Options = {"hooks": hooks}
+        if clock is not None:
+            options["clock"] = clock
         if store is not None:
             return cls(settings, store, **options)
         url = database_url(settings)

@@ -84,6 +84,7 @@ class Actions:
         fingerprint = fingerprint_of(command, expected_version)
         with UnitOfWork(self.store) as uow:
             caller = self.callers.seat_for_match(uow, token, match_id, asked_seat, "acts for no seat")
+            assert caller.seat is not None, "seat_for_match refuses the operator: the caller holds a seat"
             # Known before the action (read once per process): an answer built after the
             # commit holds it even when the database fails meanwhile, as its retry will.
             self.views.provenance(uow.conn, match_id)
@@ -141,6 +142,7 @@ class Actions:
         if record.body is not None:  # stored by an earlier version of the service
             return ActionResult(record.body, record.body["view"]["version"], record.status, True)
         # The first answer, rebuilt: the view at the request's last event, and its events.
+        assert record.first_seq is not None and record.last_seq is not None, "the table's CHECK: without a body, its events"
         count = record.last_seq - record.first_seq + 1
         events = self.store.read(match_id, after=record.first_seq - 1, limit=count, conn=uow.conn)
         state = self.store.state_at(match_id, record.last_seq, conn=uow.conn)

@@ -117,6 +117,7 @@ class Callers:
         """The caller, who must be the operator or hold a seat of this match."""
         caller = self.identify(uow, token)
         if caller.role == "player":
+            assert caller.player_id is not None, "identify gives a player's caller its player"
             seats = store_players.seats_of(uow.conn, match_id, caller.player_id)
             if not seats:
                 raise Forbidden("this player holds no seat of this match")

@@ -125,7 +125,7 @@ class Coaching:
         if missing:
             fresh = off_loop(analyse, events, str(match_id), missing)  # seconds for a long match: not on the event loop
             for n in missing:
-                out[n] = fresh.get(n, [])
+                out[n] = found = fresh.get(n, [])
                 if over[n]:
-                    self._analyses.put((match_id, n, BOTS_VERSION), out[n])
+                    self._analyses.put((match_id, n, BOTS_VERSION), found)
         return out  # type: ignore[return-value]  # every hand asked for is filled in

@@ -194,7 +194,9 @@ class MatchService:
         if first is None:
             raise Invalid("a player's match needs a person's seat (kind human) for the player", code="no_seat_for_player")
         seats[first]["player"] = str(player_id)
-        seats[first].setdefault("name", store_players.get_player(uow.conn, player_id).name)
+        player = store_players.get_player(uow.conn, player_id)
+        assert player is not None, "the caller's player exists (players are never deleted)"
+        seats[first].setdefault("name", player.name)
         return {**spec, "seats": seats}
 
     # --- joining ------------------------------------------------------------------------
@@ -206,7 +208,9 @@ class MatchService:
         with UnitOfWork(self.store) as uow:
             player = self.callers.optional_player(uow, token)
             if name is None and player is not None:
-                name = store_players.get_player(uow.conn, player).name
+                known = store_players.get_player(uow.conn, player)
+                assert known is not None, "the caller's player exists (players are never deleted)"
+                name = known.name
             if name is None:
                 raise Invalid("say the name to play under", errors={"name": ["required without a player token"]})
             for attempt in (1, 2):
@@ -263,12 +267,14 @@ class MatchService:
         its token in the rematch when it first asks."""
         with UnitOfWork(self.store) as uow:
             caller = self.callers.seat_for_match(uow, token, match_id, asked_seat, "plays for no seat")
+            assert caller.seat is not None, "seat_for_match refuses the operator: the caller holds a seat"
             state = self.store.load(match_id, conn=uow.conn)
             existing = online.rematch_of(uow.conn, match_id)
         if state.phase != MATCH_OVER or state.end_reason == "aborted":
             raise NoRematch("only a match that was played to its end can be played again")
         new_seat = 1 - caller.seat
         if existing is None:
+            assert state.rules is not None, "a match over has started: it has its rules"
             spec = {"rules": state.rules.to_json(), "seats": [rematch_seat(state.seats[1]), rematch_seat(state.seats[0])]}
             try:
                 with UnitOfWork(self.store) as uow:
@@ -285,13 +291,12 @@ class MatchService:
                     return self._rematched(uow, new_id, new_seat, seat_tokens.get(new_seat), True, made)
             except _Linked as linked:
                 existing = linked.rematch_id
-        seat_token: str | None = tokens.seat_token(existing)
-        token_hash = tokens.hash_token(seat_token)
+        new_token = tokens.seat_token(existing)
+        token_hash = tokens.hash_token(new_token)
         with UnitOfWork(self.store) as uow:
             saved = uow.write(lambda conn: save_seat_token_once(conn, existing, new_seat, token_hash), alone=True)
             uow.commit()
-            if not saved.value:
-                seat_token = None  # this seat was given its token before
+            seat_token = new_token if saved.value else None  # None: this seat was given its token before
             return self._rematched(uow, existing, new_seat, seat_token, False, self.store.load(existing, conn=uow.conn))
 
     def _rematched(self, uow: UnitOfWork, match_id, seat: int, token: str | None, created: bool, state: State) -> Rematched:
@@ -323,9 +328,11 @@ class MatchService:
             if caller.is_operator:
                 rows = self.store.summaries(status=status, limit=limit + 1, offset=offset, conn=uow.conn)
             elif caller.role == "player":
+                assert caller.player_id is not None, "identify gives a player's caller its player"
                 held = store_players.matches_of(uow.conn, caller.player_id, status=status, limit=limit + 1, offset=offset)
                 rows = [self.store.summary(m.match_id, conn=uow.conn) for m in held]
             else:
+                assert caller.match_id is not None, "neither the operator nor a player: a seat's token, of its match"
                 row = self.store.summary(caller.match_id, conn=uow.conn)
                 rows = [row] if offset == 0 and status in (None, row.status) else []
         items = [_summary_json(row) for row in rows[:limit]]

@@ -75,7 +75,8 @@ class Play:
             elif state.turn is not None and state.seats[state.turn]["kind"] == "computer":
                 base = start.version if start is not None else 0
                 if stored is None:
-                    stored = self.store.hand_events(match_id, start, conn=conn) if base else []
+                    # base is start's version: non-zero only with a start.
+                    stored = self.store.hand_events(match_id, start, conn=conn) if start is not None and base else []
                 unstored = [{"seq": base + i + 1, "type": e.type, "data": e.data} for i, e in enumerate(pending + new)]
                 history = hand_history(stored + unstored, state, state.turn)
                 command = {**self.computer_action(state, history), "seat": state.turn, "at": at}
@@ -89,6 +90,7 @@ class Play:
         return state, new
 
     def computer_action(self, state: State, history: list[dict]) -> dict:
+        assert state.turn is not None, "asked on a computer seat's turn"
         level = state.seats[state.turn]["level"]
         started = time.perf_counter()
         if level in SLOW_LEVELS:

@@ -69,6 +69,7 @@ class Players:
         ratings.catch_up_quietly(self.store)
         with UnitOfWork(self.store) as uow:
             player = store_players.get_player(uow.conn, self.callers.player(uow, token))
+            assert player is not None, "the caller's player exists (players are never deleted)"
             return player_json(player, _rating(uow.conn, player.id))
 
     def rename(self, token: str, name: str) -> dict:
@@ -77,6 +78,7 @@ class Players:
             player_id = self.callers.player(uow, token)
             renamed = uow.write(lambda conn: store_players.rename(conn, player_id, name), alone=True)
             uow.commit()
+            assert renamed.value is not None, "the caller's player exists (players are never deleted)"
             return player_json(renamed.value, _rating(uow.conn, player_id))
 
     def matches(self, token: str, status: str | None, limit: int, offset: int) -> Page:

@@ -195,7 +195,9 @@ class Records:
         if not state.finished:
             after, more = self.play.autoplay(match_id, state, [Event(e["type"], e["data"]) for e in events])
             if more:
-                now = max(datetime.now(UTC), recorded_at[-1])
+                last = recorded_at[-1]
+                assert last is not None, "check_record refuses a recorded_at that is not a time"
+                now = max(datetime.now(UTC), last)
                 appends.append({
                     "expected_version": len(events), "events": more, "actor": "system", "recorded_at": [now] * len(more),
                     "state": after,

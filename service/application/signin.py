@@ -85,6 +85,8 @@ class JwtVerifier:
                 raise JwtRefused("unknown_key", f"no key {kid!r} in the issuer's JWKS ({exc})") from None
         with self._lock:
             if kid not in self._keys:  # the file may have been updated with a new key
+                # Without a JWKS URL there is a JWKS file (the constructor refuses neither).
+                assert self._file is not None, "a JWT issuer has a JWKS URL or a JWKS file"
                 keys = jwt.PyJWKSet.from_dict(json.loads(self._file.read_text())).keys
                 self._keys = {key.key_id: key for key in keys if key.key_id}
             if kid not in self._keys:

@@ -63,6 +63,7 @@ def computer_decision(state: State, history: Sequence[Mapping[str, Any]]) -> dic
     imported record's computer moves can be checked by making them again (BOTS_VERSION).
     Its generator is seeded by the seat's seed and the match's version."""
     seat = state.turn
+    assert seat is not None, "the computer decides on its turn"
     info = state.seats[seat]
     rng = random.Random(f"{info['seed']}:{state.version}")
     return choose_action(seat_view(state, seat), history, info["level"], rng)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from service.engine.cards import CARD_INDEX
@@ -14,8 +14,10 @@ from .knowledge import VALUE, Knowledge
 class Options:
     """The legal actions by kind; discards, knocks and Gins keyed by card index."""
 
-    def __init__(self, actions: Sequence[Mapping[str, Any]]):
-        self.take = self.stock = self.pass_ = None
+    def __init__(self, actions: Sequence[dict[str, Any]]):
+        self.take: dict | None = None
+        self.stock: dict | None = None
+        self.pass_: dict | None = None
         self.discards: dict[int, dict] = {}
         self.knocks: dict[int, dict] = {}
         self.gins: dict[int, dict] = {}
@@ -32,9 +34,12 @@ class Options:
                 {"discard": self.discards, "knock": self.knocks, "gin": self.gins}[kind][CARD_INDEX[a["card"]]] = a
 
     @property
-    def decline(self) -> dict | None:
-        """Not taking the top card: drawing from the stock, or passing the upcard."""
-        return self.stock or self.pass_
+    def decline(self) -> dict:
+        """Not taking the top card: drawing from the stock, or passing the upcard (asked
+        for only when the top card may be taken)."""
+        decline = self.stock or self.pass_
+        assert decline is not None, "where the top card may be taken, a stock draw or a pass is legal too"
+        return decline
 
 
 def take_melds(dw: Deadwood, know: Knowledge) -> bool:

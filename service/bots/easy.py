@@ -39,6 +39,7 @@ def play(view: Mapping[str, Any], know: Knowledge, rng: random.Random) -> dict:
 
 def _wants_top(dw: Deadwood, know: Knowledge, rng: random.Random) -> bool:
     top = know.top
+    assert top is not None, "asked only when the top card may be taken: the pile has one"
     if take_melds(dw, know):
         return True
     same_rank = any((know.hand >> (s * 13 + top % 13)) & 1 for s in range(4))

@@ -68,7 +68,8 @@ def _set_choices(suits: tuple[int, int, int, int], triples: int) -> list[tuple[i
                 new = list(left)
                 for i in used:
                     new[i] &= ~bit
-                grown.append(tuple(new))
+                c, d, h, s = new
+                grown.append((c, d, h, s))
         lefts = grown
     return lefts
 

@@ -108,6 +108,7 @@ class Hard:
     def should_take(self) -> bool:
         know, dw = self.know, self.dw
         top, hand = know.top, know.hand
+        assert top is not None, "asked only when the top card may be taken: the pile has one"
         if not NEAR[top] & hand:
             return False  # it melds with nothing: at best it replaces a loose card
         bit = 1 << top
@@ -162,6 +163,7 @@ class Hard:
             key = (deadwood + exposure, card)
             if best is None or key < best[0]:
                 best = (key, card, action, rest, layouts, named, deadwood)
+        assert best is not None, "asked only when a knock is legal"
         _, card, action, rest, layouts, named, deadwood = best
         now, wait = self.knock_values(rest, layouts, deadwood, card)
         margin = WAIT_PER_UNDERCUT_POINT * (self.rules["undercut_bonus"] - WAIT_PIVOT)

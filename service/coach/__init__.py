@@ -134,6 +134,8 @@ class _Coach(Hard):
     def draw_values(self, options: Options) -> tuple[dict, dict]:
         know = self.know
         take, decline = options.take, options.decline
+        # assess() weighs a draw only when there are two plays: taking the top card, and not.
+        assert take is not None and know.top is not None, "a draw with a choice can take the top card"
         bit = 1 << know.top
         kept = self.successor(know.hand | bit, keep=bit)
         values = {
@@ -148,7 +150,7 @@ class _Coach(Hard):
         costs = {x: self.discard_cost(x) for x in options.discards}
         if self.race and self.has_two_draws() and len(costs) > 1:
             weighed = set(sorted(costs, key=lambda x: (costs[x], x))[:DEEP_CANDIDATES])
-            if taken is not None and taken.get("type") == "discard" and CARD_INDEX.get(taken.get("card")) in costs:
+            if taken is not None and taken.get("type") == "discard" and CARD_INDEX.get(taken.get("card", "")) in costs:
                 weighed.add(CARD_INDEX[taken["card"]])
             costs = {x: self.discard_cost(x, deep=True) for x in weighed}
         least = min(costs.values())
@@ -171,6 +173,7 @@ class _Coach(Hard):
             rank = (deadwood + exposure, card)
             if best_wait is None or rank < best_wait[0]:
                 best_wait = (rank, wait)
+        assert best_wait is not None, "enders is not empty (returned above when it is)"
         play_on = best_wait[1] + margin
         if options.gins:
             play_on = min(play_on, max(values[key_of(a)] for a in options.gins.values()) - GIN_DELAY_COST)

@@ -70,6 +70,7 @@ def build_record(match_id: str, state: State, events: Sequence[Mapping[str, Any]
     """The record of a match from its folded state and its stored events (as JSON).
 
     A pure function of the match: exporting twice gives the same document."""
+    assert state.rules is not None, "a stored match begins with match_started, which sets the rules"
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

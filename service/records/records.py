@@ -239,6 +239,8 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
     except ReplayError as exc:
         raise RecordError("illegal_event", str(exc), index=exc.index, rule=exc.rule) from None
     state = replayed.state
+    # The record has events (current[0] above) and the first, replayed, started the match.
+    assert state.rules is not None, "a replayed record began with match_started, which sets the rules"
     if record["rules"] != state.rules.to_json():
         raise RecordError("invalid_record", "the record's rules differ from those its first event started the match with")
     if record["seats"] != record_seats(state):

@@ -96,6 +96,8 @@ class Signer:
             if time.monotonic() - self._loaded_at >= RELOAD_SECONDS:
                 self._signing, self._own = self._load()
                 self._loaded_at = time.monotonic()
+            # _loaded_at starts a reload period back: the first call has loaded the keys.
+            assert self._signing is not None, "the keys are loaded on the first call"
             return self._signing, self._own
 
     def _load(self) -> tuple[Ed25519PrivateKey, dict[str, Ed25519PublicKey]]:

@@ -186,6 +186,14 @@ def connect(url: str, *, min_size: int = 1, max_size: int = 10, **kwargs) -> Con
     )
 
 
+def conninfo_of(pool: ConnectionPool | None) -> str:
+    """The URL ``pool`` connects to."""
+    assert pool is not None, "only a store made with a pool connects (pool=None: the OpenAPI document's, no I/O)"
+    # psycopg_pool also takes a callable; connect() makes every pool of the service from a URL.
+    assert isinstance(pool.conninfo, str), "connect() makes the service's pools from a URL"
+    return pool.conninfo
+
+
 class Probe:
     """A connection of its own for health checks, so that a check never waits for a
     pooled connection behind the requests (made on first use, made again after a

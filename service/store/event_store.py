@@ -27,6 +27,7 @@ from service.engine import Event, State, fold
 from . import players as _players
 from . import summaries as _summaries
 from .cache import DEFAULT_SIZE, Entry, StateCache, hand_tail, keeps_hand_events
+from .database import conninfo_of
 from .errors import ConcurrencyError, MatchNotFound
 from .events import COLUMNS, StoredEvent, current_data, stored_events
 from .idempotency import NewIdempotencyRecord
@@ -168,7 +169,8 @@ class EventStore:
     :meth:`transaction`, to act within it; without one, the method uses a pooled
     connection on its own (an append is then a transaction of its own)."""
 
-    def __init__(self, pool: ConnectionPool, *, cache_size: int = DEFAULT_SIZE):
+    def __init__(self, pool: ConnectionPool | None, *, cache_size: int = DEFAULT_SIZE):
+        # pool=None: a store that does no I/O (the OpenAPI document's app needs one).
         self.pool = pool
         self.cache = StateCache(cache_size)
         # Notifications of appends made inside transaction(), by connection, sent
@@ -180,7 +182,7 @@ class EventStore:
     @functools.cached_property
     def announcer(self) -> Announcer:
         """Sends the notifications of this store's appends (made at the first one)."""
-        return Announcer.of(self.pool.conninfo)
+        return Announcer.of(conninfo_of(self.pool))
 
     @contextmanager
     def transaction(self, conn: psycopg.Connection | None = None) -> Iterator[psycopg.Connection]:
@@ -221,6 +223,7 @@ class EventStore:
         in the background, and replace the dead ones: one request fails (the API answers
         503), not one per pooled connection.  (Testing each connection as it is handed
         out would cost every request a round trip.)"""
+        assert self.pool is not None, "a store made with pool=None (the OpenAPI document's) does no I/O"
         try:
             with self.pool.connection() as conn:
                 yield conn
@@ -237,6 +240,7 @@ class EventStore:
 
     def _run_check(self) -> None:
         with suppress(Exception):  # the server still down: the next failure checks again
+            assert self.pool is not None, "only _pooled, which had a pool, starts the check"
             self.pool.check()
 
     # --- writing ------------------------------------------------------------------
@@ -272,47 +276,48 @@ class EventStore:
         transaction can only be rolled back (leaving the ``with`` block by the exception
         does it).
         """
-        events = [_event(e) for e in events]
-        if not events:
+        batch = [_event(e) for e in events]
+        if not batch:
             raise ValueError("append needs at least one event")
-        if recorded_at is not None and len(recorded_at) != len(events):
-            raise ValueError(f"{len(events)} events but {len(recorded_at)} recorded_at times")
-        versions = [current_version(e.type) for e in events]
-        if stored_as is not None and len(stored_as) != len(events):
-            raise ValueError(f"{len(events)} events but {len(stored_as)} stored forms")
-        written = [(v, e.data) for v, e in zip(versions, events)] if stored_as is None else stored_as
-        many = len(events) > 1
+        if recorded_at is not None and len(recorded_at) != len(batch):
+            raise ValueError(f"{len(batch)} events but {len(recorded_at)} recorded_at times")
+        versions = [current_version(e.type) for e in batch]
+        if stored_as is not None and len(stored_as) != len(batch):
+            raise ValueError(f"{len(batch)} events but {len(stored_as)} stored forms")
+        written = [(v, e.data) for v, e in zip(versions, batch)] if stored_as is None else stored_as
+        many = len(batch) > 1
         params = {
             "match_id": match_id,
             "expected": expected_version,
             "actor": actor,
-            "type": [e.type for e in events] if many else events[0].type,
+            "type": [e.type for e in batch] if many else batch[0].type,
             "schema_version": [v for v, _ in written] if many else written[0][0],
             "data": [Jsonb(d) for _, d in written] if many else Jsonb(written[0][1]),
             "recorded_at": (list(recorded_at) if many else recorded_at[0]) if recorded_at is not None else None,
         }
-        types = {e.type for e in events}
+        types = {e.type for e in batch}
         summary = ("insert" if "match_started" in types else "update") if types & SUMMARY_EVENTS else None
         snapshot = "hand_dealt" in types
         if summary:
-            params.update(summary_changes(events))
+            params.update(summary_changes(batch))
         if idempotency is not None:
             params.update(
                 idempotency_scope=idempotency.scope,
                 idempotency_key=idempotency.key,
                 idempotency_fingerprint=idempotency.fingerprint,
                 idempotency_status=idempotency.status,
-                last_seq=expected_version + len(events),
+                last_seq=expected_version + len(batch),
             )
         with self._connection(conn) as c:
             if snapshot:
-                if state is None or state.version != expected_version + len(events):
-                    state = self._state_after(c, match_id, expected_version, events)
+                if state is None or state.version != expected_version + len(batch):
+                    state = self._state_after(c, match_id, expected_version, batch)
                 params.update(version=state.version, format=SNAPSHOT_FORMAT, state=Jsonb(state.to_json()))
             try:
                 rows = c.execute(append_sql(many, summary, snapshot, idempotency is not None), params).fetchall()
             except psycopg.errors.UniqueViolation as exc:
                 if exc.diag.table_name == "idempotency_keys":
+                    assert idempotency is not None, "only an append with an idempotency record writes idempotency_keys"
                     message = f"the request with idempotency key {idempotency.key!r} in match {match_id} was answered first"
                 else:
                     message = f"match {match_id} is past version {expected_version}: another append came first"
@@ -322,7 +327,7 @@ class EventStore:
             # Only a committed state may be cached, or announced: inside a transaction,
             # the append is not yet (and may never be) what other requests see.
             committed = c.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-            note = payload(match_id, expected_version + len(events))
+            note = payload(match_id, expected_version + len(batch))
             if committed:
                 self.announcer.announce([note])
             elif id(c) in self._unannounced:
@@ -330,9 +335,9 @@ class EventStore:
         rows.sort()
         stored = [
             StoredEvent(match_id, seq, e.type, version, e.data, actor, time, position)
-            for e, version, (seq, position, time) in zip(events, versions, rows, strict=True)
+            for e, version, (seq, position, time) in zip(batch, versions, rows, strict=True)
         ]
-        if committed and state is not None and state.version == expected_version + len(events):
+        if committed and state is not None and state.version == expected_version + len(batch):
             self._remember(match_id, state, expected_version, [_brief(e) for e in stored])
         return stored
 

@@ -72,7 +72,12 @@ def link_rematch(conn, match_id: UUID, rematch_id: UUID) -> UUID:
         " RETURNING rematch_id",
         (match_id, rematch_id),
     ).fetchone()
-    return row[0] if row else rematch_of(conn, match_id)
+    if row:
+        return row[0]
+    linked = rematch_of(conn, match_id)
+    # The insert found a rematch recorded (rows of rematches are never deleted).
+    assert linked is not None, "ON CONFLICT DO NOTHING inserted nothing: a rematch is recorded"
+    return linked
 
 
 def rematch_of(conn, match_id: UUID) -> UUID | None:

@@ -98,7 +98,9 @@ def revision_of(url: str, *, configured: bool = True) -> str | None:
     """The schema revision the database is at (None: no migrations applied yet)."""
     try:
         with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT) as conn:
-            if conn.execute("SELECT to_regclass('alembic_version')").fetchone()[0] is None:
+            regclass = conn.execute("SELECT to_regclass('alembic_version')").fetchone()
+            assert regclass is not None, "a SELECT of one value and no FROM returns one row"
+            if regclass[0] is None:
                 return None
             row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
     except psycopg.OperationalError as exc:

@@ -191,8 +191,8 @@ def rebuild(conn) -> int:
         cursor.execute(
             f"SELECT {COLUMNS} FROM events WHERE type = ANY(%s) ORDER BY match_id, seq", (sorted(SUMMARY_EVENTS),)
         )
-        for match_id, stream in groupby(stored_events(conn, cursor), key=attrgetter("match_id")):
-            stream = list(stream)
+        for match_id, group in groupby(stored_events(conn, cursor), key=attrgetter("match_id")):
+            stream = list(group)
             rows.append(
                 {**summary_changes(e.event for e in stream), "match_id": match_id, "created_at": stream[0].recorded_at}
             )

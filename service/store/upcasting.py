@@ -53,7 +53,9 @@ class History(Protocol):
         """The (current-version) data of the last ``knocked`` event before this one."""
 
 
-Upcaster = Callable[[dict, History], dict]
+#: ``history`` is None where the caller has none to give: then only upcasters that need
+#: no earlier events can run (see upcast's doctest).
+Upcaster = Callable[[dict, History | None], dict]
 
 #: (event type, version it reads) -> the function returning the next version's data.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
@@ -82,23 +84,25 @@ def upcast(event_type: str, version: int, data: dict, history: History | None) -
 
 
 @upcaster("hand_dealt", 1)
-def _deal_gets_salt_and_commitment(data: dict, history: History) -> dict:
+def _deal_gets_salt_and_commitment(data: dict, history: History | None) -> dict:
     return {**data, "salt": "", "commitment": commitment_of(data["deck"], "")}
 
 
 @upcaster("hand_ended", 1)
-def _hand_end_reveals_the_deal(data: dict, history: History) -> dict:
+def _hand_end_reveals_the_deal(data: dict, history: History | None) -> dict:
+    assert history is not None, "the deal of a hand_ended event is among the match's earlier events"
     deal = history.deal(data["hand"])
     return {**data, "deck": deal["deck"], "salt": deal["salt"]}
 
 
 @upcaster("match_ended", 1)
-def _match_end_says_why(data: dict, history: History) -> dict:
+def _match_end_says_why(data: dict, history: History | None) -> dict:
     return {**data, "reason": "score"}
 
 
 @upcaster("defended", 1)
-def _layoffs_in_playing_order(data: dict, history: History) -> dict:
+def _layoffs_in_playing_order(data: dict, history: History | None) -> dict:
+    assert history is not None, "the melds of a defended event are in the match's earlier knocked event"
     melds = history.knock()["melds"]
     ordered = play_order(melds, [(x["card"], x["meld"]) for x in data["layoffs"]])
     return {**data, "layoffs": [{"card": card, "meld": meld} for card, meld in ordered]}

@@ -76,12 +76,14 @@ def play_match(
     events = decide(State(), {"type": "start_match", "rules": dict(rules), "seats": seats})
     state = fold(events)
     hand: list[dict] = []
-    record = MatchRecord(levels=tuple(levels), winner=None, scores=(0, 0), times={lv: [] for lv in levels})
+    # (*x,): a tuple of whatever sequence was given, as tuple(x), of the pair's type.
+    record = MatchRecord(levels=(*levels,), winner=None, scores=(0, 0), times={lv: [] for lv in levels})
     while not state.finished and state.hand_number <= max_hands:
         if state.phase == AWAITING_DEAL:
             command = deal_for(deal_seed, state.hand_number + 1)
         else:
             seat = state.turn
+            assert seat is not None, "a match being played, not awaiting a deal, is some seat's turn"
             view = seat_view(state, seat)
             rng = random.Random(f"{bot_seeds[seat]}:{state.version}")
             start = time.thread_time()
@@ -99,5 +101,5 @@ def play_match(
                 d = event.data
                 record.hands.append(HandRecord(d["result"], d["winner"], d["points"], knock["seat"] if knock else None))
     record.winner = state.winner
-    record.scores = tuple(state.scores)
+    record.scores = (*state.scores,)
     return record

@@ -3,6 +3,8 @@ presets."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from marshmallow import Schema, fields, validate
 
 from service.engine import PRESETS
@@ -27,7 +29,8 @@ RULE_DESCRIPTIONS = {
 def _rule_field(name: str):
     spec = RANGES[name]
     if spec[0] is bool:
-        return StrictBool(**({"metadata": {"description": RULE_DESCRIPTIONS[name]}} if name in RULE_DESCRIPTIONS else {}))
+        options: dict[str, Any] = {"metadata": {"description": RULE_DESCRIPTIONS[name]}} if name in RULE_DESCRIPTIONS else {}
+        return StrictBool(**options)
     if spec[0] is str:
         return fields.String(validate=validate.OneOf(spec[1]), metadata={"description": RULE_DESCRIPTIONS[name]})
     if name == "turn_seconds":
