@@ -8,10 +8,10 @@ import pytest
 
 from service.application.views import view_for
 from service.bots import LEVELS, choose_action
-from tests.support.arena import hand_events, play_match
 from service.engine import PRESETS, State, decide, fold, hand_history
 from service.engine.deals import deal_command
 from service.engine.game import AWAITING_DEAL
+from tests.support.arena import hand_events, play_match
 from tests.support.play import random_action
 
 from .helpers import MATCH_ID, SEATS, assert_legal

@@ -14,11 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.bots import choose_action
 from service.engine import State, decide, fold, hand_history, seat_view
 from service.engine.deals import shuffled_deck
 from service.engine.game import AWAITING_DEAL
-
-from service.bots import choose_action
 
 
 @dataclass
