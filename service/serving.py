@@ -24,7 +24,7 @@ import json
 try:
     from gunicorn.workers.ggevent import GeventWorker
 except ImportError:  # gevent is not installed: no server here, only the library
-    GeventWorker = None  # type: ignore[assignment,misc]
+    GeventWorker = None
 
 if GeventWorker is not None:
 
