@@ -184,6 +184,8 @@ def optional_bearer() -> str | None:
 
 def asked_seat() -> str | None:
     """``?seat=``: the seat a player holding both seats acts for, or the operator's view."""
+    if not request.query_string:  # most requests: no query string to parse
+        return None
     return request.args.get("seat")
 
 

@@ -25,7 +25,8 @@ without a commit stores nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 import psycopg
@@ -66,23 +67,26 @@ class Appended(Staged[list[StoredEvent]]):
 class UnitOfWork:
     def __init__(self, store: EventStore):
         self.store = store
-        self._stack = ExitStack()
+        self._lease: AbstractContextManager[psycopg.Connection] | None = None
         self._conn: psycopg.Connection | None = None
         self._staged: list[Staged[Any]] = []
 
     def __enter__(self) -> UnitOfWork:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
         self._staged.clear()
-        self._conn = None
-        self._stack.close()
+        lease, self._lease, self._conn = self._lease, None, None
+        if lease is not None:
+            # The pool learns of a failure that left the connection broken (EventStore._pooled).
+            lease.__exit__(kind, error, trace)
 
     @property
     def conn(self) -> psycopg.Connection:
         """The use case's connection (autocommit), taken from the pool at its first use."""
         if self._conn is None:
-            self._conn = self._stack.enter_context(self.store.connection())
+            self._lease = self.store.connection()
+            self._conn = self._lease.__enter__()
         return self._conn
 
     # --- writes -------------------------------------------------------------------------
