@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -31,7 +31,21 @@ def off_loop(function: Callable[..., T], *args) -> T:
         return function(*args)
     import gevent
 
-    return gevent.get_hub().threadpool.apply(function, args)
+    # What the function raises comes back as a value and is raised here, in the caller:
+    # an exception escaping gevent's pool is also printed with its traceback (the hub's
+    # handle_error), and a refusal is not an error to log (a refused record's traceback
+    # would hold the record).
+    ok, outcome = gevent.get_hub().threadpool.apply(_outcome, (function, args))
+    if ok:
+        return outcome
+    raise outcome
+
+
+def _outcome(function: Callable[..., T], args: tuple) -> tuple[bool, Any]:
+    try:
+        return True, function(*args)
+    except Exception as exc:  # raised again by off_loop, in the caller
+        return False, exc
 
 
 def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:

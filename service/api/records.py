@@ -94,10 +94,14 @@ def _import_rate() -> None:
         f"At most {MAX_RECORD_EVENTS} events and {MAX_RECORD_BYTES // (1024 * 1024)} MiB (413 `body_too_large`; "
         "422 `record_too_long`), and a limited number of imports per minute from one address (429 `rate_limited`). "
         "The record is checked against its JSON Schema, then every event is replayed through the rules; the first "
-        "that does not follow is refused with 422 naming its `index` and the `rule` broken. A valid record becomes a "
-        "match with the same id (201, with a token per human seat so an unfinished match can be continued). "
-        "Importing the same record again answers 200 with the existing match and no tokens; a different record "
-        "with the id of a match already here, 409 `match_exists`."
+        "that does not follow is refused with 422 naming its `index` and the `rule` broken, as is an event dated in "
+        "the future. A valid record becomes a match (201, with a token per human seat so an unfinished match can be "
+        "continued): under the record's own id when its signature verifies (this service's key or a trusted one), "
+        "otherwise under an id of its own derived from the record's id and digest (`id`; `record_id` is the id the "
+        "record names), so an unsigned or changed copy never takes a genuine record's id. Importing the same record "
+        "again answers 200 and no tokens: with the match as it is now when the record is all of it, and otherwise "
+        "(the match went on since) with only what the record holds. A different record with the id of a match "
+        "already here: 409 `match_exists`. A refusal quotes at most a short excerpt of what it refuses."
     ),
 )
 def import_one(body):
@@ -105,6 +109,7 @@ def import_one(body):
     state = imported.state
     answer = {
         "id": str(imported.match_id),
+        "record_id": str(imported.record_id),
         "created": imported.created,
         "version": state.version,
         "status": status_of(state),

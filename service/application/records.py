@@ -3,12 +3,21 @@
 An import is checked completely before anything is written (``check_record``: the JSON
 Schema, the record's own consistency, a replay of every event through the rules, the
 computer's moves made again when the record names this service's ``BOTS_VERSION``;
-then its signature).  A valid record becomes a match with the same id, written by the
-code that writes every new match (``MatchService.stage_new_match``): the events with
-their original times and schema versions, then what is due before a person acts (a
-record cut after a hand, or on the computer's turn, continues with the next deal or
-the computer's move), the seat tokens, the provenance and, when a seat is open, an
-invite -- all or nothing.  Importing the same record again returns the existing match.
+then its signature).  A valid record becomes a match, written by the code that writes
+every new match (``MatchService.stage_new_match``): the events with their original
+times and schema versions, then what is due before a person acts (a record cut after a
+hand, or on the computer's turn, continues with the next deal or the computer's move),
+the seat tokens, the provenance and, when a seat is open, an invite -- all or nothing.
+
+Where it is stored: a record whose signature verifies (by this service's key or a
+trusted one) under its own match id; any other record -- unsigned, or signed by a key
+nobody here knows -- under an id derived from its id and its digest (``home_of``), so
+that an unverified copy never takes the id a genuine record will claim, and the same
+record always lands in the same place.  Importing a record again returns the match
+already there: as it is now when it is that very record, and otherwise (the match went
+on since) only what the record itself holds -- its state, and what this import checked
+-- so that a record anyone could rebuild (a lobby entry's first event, say) tells
+nothing of how the match went on.
 
 A seat sees a record, a past state, a hand in full or the audit only where it shows
 no card the seat may not see yet; the operator sees everything.
@@ -65,6 +74,8 @@ class RecordRefused(ApplicationError):
 @dataclass
 class Imported:
     match_id: uuid.UUID
+    #: The id the record names (match_id unless the record's signature is not verified here).
+    record_id: uuid.UUID
     state: State
     created: bool
     tokens: dict[int, str]
@@ -83,6 +94,24 @@ def match_events(store: EventStore, uow: UnitOfWork, match_id: uuid.UUID) -> lis
     if not events:
         raise MatchNotFound(match_id)
     return events
+
+
+#: The namespace of the ids of matches imported from unverified records (``home_of``).
+UNVERIFIED_RECORDS = uuid.UUID("6f1d0e6c-3b0e-5a43-9d76-2b1f6a0c9e51")
+
+
+def home_of(recorded_id: uuid.UUID, digest: str, verified: bool) -> uuid.UUID:
+    """Where a record is stored: its own id when its signature verifies, else an id
+    derived from its id and its digest (the same record, the same place; a changed copy
+    elsewhere, never at the id the genuine record claims).
+
+    >>> record_id = uuid.UUID(int=1)
+    >>> home_of(record_id, "ab", True) == record_id, home_of(record_id, "ab", False) == home_of(record_id, "ab", False)
+    (True, True)
+    >>> home_of(record_id, "ab", False) in (record_id, home_of(record_id, "ac", False))
+    False
+    """
+    return recorded_id if verified else uuid.uuid5(UNVERIFIED_RECORDS, f"{recorded_id}:{digest}")
 
 
 def full_state(state: State) -> dict:
@@ -173,7 +202,7 @@ class Records:
     def _import(self, record: Any) -> Imported:
         # A replay of the whole record: off the event loop, which serves meanwhile.
         checked: dict = {}
-        match_id, events, state = off_loop(check_record, record, checked)
+        recorded_id, events, state = off_loop(check_record, record, checked)
         try:
             signature = self.signer.check(record)
         except SignatureInvalid as exc:
@@ -182,7 +211,9 @@ class Records:
             raise RecordError(
                 "cannot_continue", "an unfinished match between two computers cannot be continued here: nobody could act in it"
             )
-        existing = self._existing(match_id, record)
+        match_id = home_of(recorded_id, record["digest"]["value"], signature["status"] == "verified")
+        provenance = Provenance("imported", record.get("bots_version"), checked["computer_moves"], signature, None)
+        existing = self._existing(match_id, recorded_id, record, state, provenance)
         if existing is not None:
             return existing
         seat_tokens = {i: tokens.seat_token(match_id) for i, seat in enumerate(state.seats) if seat.get("kind") == "human"}
@@ -203,7 +234,6 @@ class Records:
                     "state": after,
                 })
         invite = tokens.new_invite() if after.phase == WAITING else None
-        provenance = Provenance("imported", record.get("bots_version"), checked["computer_moves"], signature, None)
         try:
             with UnitOfWork(self.store) as uow:
                 # An imported match binds no seat to a player: a record could name anyone.
@@ -214,25 +244,31 @@ class Records:
                 where = self.views.provenance(uow.conn, match_id)
         except ConcurrencyError:
             # Imported by a concurrent request a moment ago: the same record, or another.
-            existing = self._existing(match_id, record)
+            existing = self._existing(match_id, recorded_id, record, state, provenance)
             if existing is not None:
                 return existing
             raise RecordError("match_exists", f"a different match with id {match_id} already exists here") from None
-        return Imported(match_id, after, True, seat_tokens, invite, where)
+        return Imported(match_id, recorded_id, after, True, seat_tokens, invite, where)
 
-    def _existing(self, match_id: uuid.UUID, record: Mapping) -> Imported | None:
-        """The match already here under the record's id, if it is this record (perhaps
-        continued since); RecordError ``match_exists`` if it is another match."""
+    def _existing(
+        self, match_id: uuid.UUID, recorded_id: uuid.UUID, record: Mapping, state: State, checked: Provenance
+    ) -> Imported | None:
+        """The match already here at ``match_id``, if the record is its beginning (RecordError
+        ``match_exists`` if it is another match): as it is when the record is all of it;
+        else, the match having gone on since, only what the record holds (its ``state``)
+        and what this import ``checked``."""
         try:
             with UnitOfWork(self.store) as uow:
-                existing, state = self.record_of(match_id, signed=False, uow=uow)
+                existing, now = self.record_of(match_id, signed=False, uow=uow)
                 where = self.views.provenance(uow.conn, match_id)
         except MatchNotFound:
             return None
         count = len(record["events"])
-        if digest_of(existing["events"][:count]) == record["digest"]["value"]:
-            return Imported(match_id, state, False, {}, None, where)
-        raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
+        if digest_of(existing["events"][:count]) != record["digest"]["value"]:
+            raise RecordError("match_exists", f"a different match with id {match_id} already exists here")
+        if len(existing["events"]) == count:
+            return Imported(match_id, recorded_id, now, False, {}, None, where)
+        return Imported(match_id, recorded_id, state, False, {}, None, checked.to_json())
 
     # --- the match's history --------------------------------------------------------------
 

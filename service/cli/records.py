@@ -91,10 +91,17 @@ def import_(args: argparse.Namespace) -> int:
                 continue
             if result.created:
                 tokens = ", ".join(f"seat {seat}: {token}" for seat, token in sorted(result.tokens.items()))
-                print(f"{where}: imported match {result.match_id}" + (f" — tokens (shown once) {tokens}" if tokens else ""))
+                print(f"{where}: imported match {result.match_id}{_elsewhere(result)}" + (f" — tokens (shown once) {tokens}" if tokens else ""))
             else:
-                print(f"{where}: match {result.match_id} was already here")
+                print(f"{where}: match {result.match_id}{_elsewhere(result)} was already here")
     return 1 if failed else 0
+
+
+def _elsewhere(result) -> str:
+    """Where the match is, when not at the record's id (its signature is not verified here)."""
+    if result.match_id == result.record_id:
+        return ""
+    return f" (the record names {result.record_id}; unverified records get an id of their own here)"
 
 
 def replay(args: argparse.Namespace) -> int:

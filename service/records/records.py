@@ -38,15 +38,30 @@ CLOCK_SKEW = timedelta(minutes=5)
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "openapi" / "match-record.schema.json"
 
 
+#: The most characters a refusal quotes of what the record holds (a message, a field's
+#: path), and the most messages it lists: a refusal stays small whatever it refuses.
+EXCERPT = 200
+MAX_MESSAGES = 20
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """``text``, or its first ``limit`` characters and how long it is."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters in all)"
+
+
 class RecordError(ValueError):
-    """A record that cannot be imported: ``code`` says why, ``index`` names the event."""
+    """A record that cannot be imported: ``code`` says why, ``index`` names the event.
+    The message and the messages by field quote the record in bounded excerpts only."""
 
     def __init__(self, code: str, message: str, *, index: int | None = None, rule: str | None = None, errors=None):
-        super().__init__(message)
+        super().__init__(excerpt(message, 2 * EXCERPT))
         self.code = code
         self.index = index
         self.rule = rule
-        self.errors = errors
+        self.errors = None if errors is None else {
+            excerpt(str(path), EXCERPT // 2): [excerpt(str(m)) for m in messages][:MAX_MESSAGES]
+            for path, messages in list(errors.items())[:MAX_MESSAGES]
+        }
 
 
 @lru_cache(maxsize=1)
@@ -207,6 +222,11 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
             )
         if recorded_at > latest:
             raise RecordError("invalid_record", f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']} is in the future", index=i)
+        # A clocked match's events carry the time of their command, which its deadlines
+        # are judged by: one in the future would stop the clock until then.
+        at = parse_time(e["data"].get("at"))
+        if at is not None and at > latest:
+            raise RecordError("invalid_record", f"events[{i}] (seq {i + 1}): at {e['data']['at']} is in the future", index=i)
         if previous is not None and recorded_at < previous:
             raise RecordError(
                 "invalid_record", f"events[{i}] (seq {i + 1}): recorded_at {e['recorded_at']} is before the previous event's", index=i

@@ -4,6 +4,7 @@ from service.api import create_app
 from service.store import EventStore, connect
 from service.store.migrate import upgrade
 from tests.api.conftest import OPERATOR, UNLIMITED
+from tests.support.records import jwks_file
 
 
 @pytest.fixture(scope="session")
@@ -23,8 +24,18 @@ def other_store(other_database_url):
 
 
 @pytest.fixture
-def target(other_store):
-    """A second service, to import into (on the other database)."""
+def target(store, other_store, tmp_path):
+    """A second service, to import into (on the other database), which trusts the first
+    service's signatures (as two services of one operator would): its records keep their id."""
+    trusted = jwks_file(store, tmp_path)
+    return create_app(
+        {"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "TRUSTED_JWKS": trusted, **UNLIMITED}
+    ).test_client()
+
+
+@pytest.fixture
+def stranger(other_store):
+    """A second service that trusts no other service's signatures."""
     return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
 
 

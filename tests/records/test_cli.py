@@ -5,6 +5,7 @@ import json
 from service.cli import main
 from tests.factories import HumanSeatFactory, MatchFactory, StartMatchFactory
 from tests.records.conftest import content
+from tests.support.records import jwks_file
 
 
 def two_people(store, **rules):
@@ -21,10 +22,12 @@ def test_export_then_import_elsewhere_then_export_gives_the_same_record(store, d
     path = tmp_path / "match.json"
     path.write_text(json.dumps(record))
 
+    # The other service trusts this one's signatures (two services of one operator).
+    monkeypatch.setenv("GIN_RUMMY_TRUSTED_JWKS", jwks_file(store, tmp_path))
     monkeypatch.setenv("DATABASE_URL", other_database_url)
     assert main(["import", str(path)]) == 0
     out = capsys.readouterr().out
-    assert f"imported match {match.match_id}" in out and "tokens (shown once)" in out
+    assert f"imported match {match.match_id} —" in out and "tokens (shown once)" in out
     assert main(["import", str(path)]) == 0
     assert "was already here" in capsys.readouterr().out
     assert main(["export", str(match.match_id)]) == 0
@@ -60,3 +63,20 @@ def test_replay_prints_a_hand_as_text_and_audit_checks_it(store, database_url, m
     assert "(valid)" in text and ("scores" in text or "Dead hand" in text)
     assert main(["audit", str(match.match_id)]) == 0
     assert f"{match.match_id}: ok" in capsys.readouterr().out
+
+
+def test_a_record_signed_by_a_service_not_trusted_here_is_imported_under_an_id_of_its_own(
+    store, database_url, other_database_url, monkeypatch, capsys, tmp_path
+):
+    match = two_people(store, target_score=60)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert main(["export", str(match.match_id)]) == 0
+    path = tmp_path / "match.json"
+    path.write_text(capsys.readouterr().out)
+    monkeypatch.setenv("DATABASE_URL", other_database_url)
+    assert main(["import", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"imported match {match.match_id} " not in out
+    assert f"(the record names {match.match_id}; unverified records get an id of their own here)" in out
+    assert main(["import", str(path)]) == 0  # the same record: the same match again
+    assert "was already here" in capsys.readouterr().out

@@ -445,6 +445,13 @@ def test_an_auditors_mutations_are_refused_precisely_or_replay_to_what_they_clai
                 problems.append((mutation, f"refused ({body.get('code')}) but the target holds another match under its id"))
             continue
         accepted += 1
+        # Stored under the record's own id only when its signature verifies here; an
+        # unsigned or untrusted record under an id of its own (never the genuine one's).
+        verified = r.json["provenance"]["signature"]["status"] == "verified"
+        if r.json["record_id"] != match_id or (r.json["id"] == match_id) != verified:
+            problems.append((mutation, f"accepted ({r.status_code}) as {r.json['id']} (record {r.json['record_id']}), signature {verified=}"))
+        match_id = r.json["id"]
+        there = target.get(f"/matches/{match_id}/export", headers=OP)
         if expect.refused:
             problems.append((mutation, f"accepted ({r.status_code}) though it does not replay to what it claims: it cannot be legal"))
         if expect.code is not None and where == "trusting":
@@ -470,7 +477,9 @@ def test_an_auditors_mutations_are_refused_precisely_or_replay_to_what_they_clai
             rewritten += 1  # the same instants, written otherwise: see the report
             if not same_instants(exported["events"], record["events"]):
                 problems.append((mutation, "accepted, but exported with other recorded_at times"))
-        for field in ("match_id", "rules", "seats", "digest"):
+        if exported["match_id"] != match_id:
+            problems.append((mutation, f"accepted as {match_id}, but exported as {exported['match_id']}"))
+        for field in ("rules", "seats", "digest"):
             if exported[field] != record[field]:
                 problems.append((mutation, f"accepted, but its {field} was exported otherwise: {exported[field]} vs {record[field]}"))
         claimed = record.get("bots_version") if computer_seats(record) else None
@@ -538,6 +547,7 @@ def test_an_imported_records_times_are_exported_as_they_came_or_refused(store, s
     r = target.post("/matches/import", json=record)
     assert r.status_code == 422 and r.json["index"] == 4, r.json
     record["events"][4]["recorded_at"] = datetime.fromisoformat(record["events"][4]["recorded_at"]).astimezone(UTC).isoformat()
-    assert target.post("/matches/import", json=record).status_code == 201
-    exported = target.get(f"/matches/{record['match_id']}/export", headers=OP).json
+    r = target.post("/matches/import", json=record)
+    assert r.status_code == 201 and r.json["record_id"] == record["match_id"], r.json
+    exported = target.get(f"/matches/{r.json['id']}/export", headers=OP).json  # unsigned: an id of its own
     assert exported["events"] == record["events"]  # "its export holds the record's events exactly" (README)

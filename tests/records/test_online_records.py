@@ -5,10 +5,12 @@ deadline is refused."""
 from __future__ import annotations
 
 import copy
+import uuid
 
 import pytest
 
 from service.api import create_app
+from service.application.records import home_of
 from service.records.format import digest_of
 from service.store import EventStore, connect
 from service.store.migrate import upgrade
@@ -16,6 +18,7 @@ from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer, plays
 from tests.api.test_online import Clock
 from tests.records.conftest import content
 from tests.support.matches import greedy_action_on_view
+from tests.support.records import jwks_file
 
 OP = bearer(OPERATOR)
 
@@ -33,11 +36,13 @@ def client(store, clock):
 
 
 @pytest.fixture
-def empty(fresh_database_url):
-    """A client of a service on an empty database."""
+def empty(fresh_database_url, store, tmp_path):
+    """A client of a service on an empty database, which trusts the first service's
+    signatures (so its records keep their id)."""
     upgrade(fresh_database_url)
     pool = connect(fresh_database_url, min_size=1, max_size=2)
-    app = create_app({"STORE": EventStore(pool), "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
+    trusted = jwks_file(store, tmp_path)
+    app = create_app({"STORE": EventStore(pool), "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "TRUSTED_JWKS": trusted, **UNLIMITED})
     yield app.test_client()
     app.extensions["gin_rummy"].hub.shutdown()
     pool.close()
@@ -199,3 +204,18 @@ def test_a_record_naming_a_seat_with_control_characters_is_refused(client, empty
     refused = empty.post("/matches/import", json=forged)
     assert refused.status_code == 422, refused.json
     assert empty.get(f"/matches/{created['id']}", headers=OP).status_code == 404
+
+
+def test_finding_9_a_clocked_record_dated_in_the_future_is_refused_so_its_clock_cannot_be_frozen(client, empty):
+    created = client.post("/matches", json={"seats": [{"name": "Ann"}, {"kind": "open"}], "rules": {"turn_seconds": 30}}).json
+    record = client.get(f"/matches/{created['id']}/export", headers=OP).json
+    forged = copy.deepcopy(record)
+    forged["match_id"] = "33333333-3333-4333-8333-333333333333"
+    forged.pop("signature", None)
+    forged["events"][0]["data"]["at"] = "2100-01-01T00:00:00.000+00:00"  # its recorded_at stays today's
+    forged["digest"]["value"] = digest_of(forged["events"])
+    refused = empty.post("/matches/import", json=forged)
+    assert refused.status_code == 422 and refused.json["index"] == 0, refused.json
+    assert "2100-01-01T00:00:00.000+00:00 is in the future" in refused.json["detail"]
+    home = home_of(uuid.UUID(forged["match_id"]), forged["digest"]["value"], verified=False)
+    assert empty.get(f"/matches/{home}", headers=OP).status_code == 404  # nothing written

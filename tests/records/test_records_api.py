@@ -20,8 +20,8 @@ def client(app):
 
 
 @pytest.fixture
-def other_client(other_store):
-    return create_app({"STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED}).test_client()
+def other_client(target):
+    return target
 
 
 OP = bearer(OPERATOR)

@@ -204,14 +204,15 @@ def test_defect_1_a_genuine_version_1_record_imports_exports_as_it_came_and_impo
     old = downgraded(genuine)
     first_import = target.post("/matches/import", json=old)
     assert first_import.status_code == 201, first_import.json
-    exported = target.get(f"/matches/{old['match_id']}/export", headers=OP).json
-    assert content(exported) == content(old)  # the versions it came in, not laundered into version 2
+    here = first_import.json["id"]  # changed, so unsigned: stored under an id of its own
+    exported = target.get(f"/matches/{here}/export", headers=OP).json
+    assert content(exported) == {**content(old), "match_id": here}  # the versions it came in, not laundered into version 2
     assert target.post("/matches/import", json=old).status_code == 200
     # Read through the API, events are at today's versions: the deal's salt is "".
-    feed = target.get(f"/matches/{old['match_id']}/events", headers=OP).json["events"]
+    feed = target.get(f"/matches/{here}/events", headers=OP).json["events"]
     deal = next(e for e in feed if e["type"] == "hand_dealt")
     assert deal["schema_version"] == 2 and deal["data"]["salt"] == ""
-    assert target.get(f"/matches/{old['match_id']}/audit", headers=OP).json["ok"]
+    assert target.get(f"/matches/{here}/audit", headers=OP).json["ok"]
 
 
 def test_defect_1_a_schema_version_going_down_is_refused(genuine, target):
@@ -244,10 +245,11 @@ def continues(target, record) -> dict:
     r = target.post("/matches/import", json=record)
     assert r.status_code == 201, r.json
     tokens = [s["token"] for s in r.json["seats"] if s["token"]]
-    views = [target.get(f"/matches/{record['match_id']}", headers=bearer(t)).json for t in tokens]
+    here = r.json["id"]  # unsigned: an id of its own
+    views = [target.get(f"/matches/{here}", headers=bearer(t)).json for t in tokens]
     to_act = [v for v in views if v["turn"] == v["seat"]]
     assert len(to_act) == 1 and to_act[0]["phase"] in ("upcard_offer", "draw"), views
-    exported = target.get(f"/matches/{record['match_id']}/export", headers=OP).json
+    exported = target.get(f"/matches/{here}/export", headers=OP).json
     assert exported["events"][: len(record["events"])] == record["events"]  # the record, then what followed
     assert len(exported["events"]) > len(record["events"])
     assert target.post("/matches/import", json=record).status_code == 200  # the same record again
@@ -473,7 +475,7 @@ def test_defect_6_another_computer_version_imports_marked_unverified(against_the
     record = forged(against_the_computer, lambda r: r.update(bots_version="1999.1"))
     r = target.post("/matches/import", json=record)
     assert r.status_code == 201 and r.json["provenance"]["computer_moves"] == "unverified"
-    assert target.get(f"/matches/{record['match_id']}/export", headers=OP).json["bots_version"] == "1999.1"
+    assert target.get(f"/matches/{r.json['id']}/export", headers=OP).json["bots_version"] == "1999.1"
 
 
 def test_defect_9_imported_matches_are_told_apart_from_played_ones_in_the_view(client, target, against_the_computer):
@@ -481,7 +483,7 @@ def test_defect_9_imported_matches_are_told_apart_from_played_ones_in_the_view(c
     played = client.get(f"/matches/{mid}", headers=OP).json["provenance"]
     assert played["origin"] == "played" and played["bots_version"] == BOTS_VERSION and played["signature"] is None
     record = forged(against_the_computer, lambda r: None)  # unsigned, under a new id
-    seat_token = target.post("/matches/import", json=record).json["seats"][0]["token"]
-    seen = target.get(f"/matches/{record['match_id']}", headers=bearer(seat_token)).json["provenance"]
+    imported = target.post("/matches/import", json=record).json
+    seen = target.get(f"/matches/{imported['id']}", headers=bearer(imported["seats"][0]["token"])).json["provenance"]
     assert seen["origin"] == "imported" and seen["computer_moves"] == "verified"
     assert seen["signature"] == {"status": "unsigned", "key_id": None, "signer": None}

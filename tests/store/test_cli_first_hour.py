@@ -16,6 +16,7 @@ import psycopg
 import pytest
 
 from service import cli
+from service.application.records import home_of
 from service.store.database import with_database
 from service.store.migrate import upgrade
 from service.store.readiness import ensure_ready, redact
@@ -91,13 +92,14 @@ def test_import_into_a_fresh_createdb_database_migrates_it_first(
 
     assert cli.main(["import", str(path)]) == 0
     captured = capsys.readouterr()
-    assert f"imported match {record['match_id']}" in captured.out
+    home = home_of(uuid.UUID(record["match_id"]), record["digest"]["value"], verified=False)  # unsigned
+    assert f"imported match {home} (the record names {record['match_id']};" in captured.out
     assert one_line(captured.err).startswith("gin-rummy: applied the migrations to postgresql://")
     assert tables(fresh_database_url) == TABLES
 
     assert cli.main(["audit"]) == 0  # migrated now: nothing more is said about it
     captured = capsys.readouterr()
-    assert f"{record['match_id']}: ok" in captured.out and "migrations" not in captured.err
+    assert f"{home}: ok" in captured.out and "migrations" not in captured.err
 
 
 @pytest.mark.parametrize("command", [["audit"], ["export"], ["keys", "list"], ["projections", "rebuild"],

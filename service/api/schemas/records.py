@@ -32,7 +32,11 @@ class StateQuerySchema(Base):
 
 
 class ImportResultSchema(Schema):
-    id = fields.String(required=True)
+    id = fields.String(
+        required=True,
+        metadata={"description": "The match's id here: the record's own (record_id) when its signature verifies, by this service's key or a trusted one; otherwise one derived from the record, so that an unverified copy never takes the id a genuine record claims (the same record always gets the same id)."},
+    )
+    record_id = fields.String(required=True, metadata={"description": "The match id the record names."})
     created = fields.Boolean(required=True, metadata={"description": "False when the same record was imported before."})
     version = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
