@@ -47,6 +47,12 @@ MIN_RSA_BITS = 2048
 #: coarse mtimes could show a second change within the same tick as no change).
 SETTLE_NS = 2_000_000_000
 TIME_CLAIMS = ("exp", "nbf", "iat")
+#: The codes of a refused sign-in token (the API reference lists them).
+REFUSALS = (
+    "unsupported_algorithm", "invalid_header", "unknown_key", "weak_key", "invalid_signature", "token_expired",
+    "token_not_yet_valid", "lifetime_too_long", "wrong_issuer", "wrong_audience", "missing_claim", "invalid_claim",
+    "invalid_token",
+)
 #: Terminal escape sequences (CSI ``ESC [ … final``, OSC ``ESC ] … BEL/ST``, and two-character ones).
 ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[0-~]")
 
@@ -60,6 +66,7 @@ def clean_name(value: object, fallback: str = "Player") -> str:
     kept = "".join(c if unicodedata.category(c)[0] != "C" else " " for c in value)
     name = " ".join(kept.split())[:NAME_LENGTH].strip()
     return name or fallback
+
 
 def is_seconds(value: object) -> bool:
     """A NumericDate: a number (not a boolean, not a string), finite."""
@@ -143,7 +150,7 @@ class JwtVerifier:
                 self._read_file()
                 return self._keys
             try:
-                if kid is not None and kid not in self._keys.keys:
+                if kid is not None and kid not in self._keys.keys and kid not in self._keys.weak:
                     self._client.get_signing_key(kid)  # fetches again for an unknown kid (cooldown)
             except jwt.PyJWKClientError:
                 pass  # the key set read below lacks it: unknown_key
@@ -170,7 +177,10 @@ class JwtVerifier:
         try:
             text = self._file.read_text()
             if text != self._source:
-                self._use(text, jwt.PyJWKSet.from_dict(json.loads(text)).keys)
+                jwks = json.loads(text)
+                if not isinstance(jwks, dict):
+                    raise ValueError("a JWKS is a JSON object")
+                self._use(text, jwt.PyJWKSet.from_dict(jwks).keys)
         except (OSError, ValueError, jwt.PyJWTError) as exc:
             # Fail closed: a key set that cannot be read verifies nothing until it can.
             if self._source is not None or stamp != self._complained:
@@ -237,14 +247,13 @@ class JwtVerifier:
             raise JwtRefused("wrong_issuer", f"the token was not issued by {self.issuer}") from None
         except jwt.InvalidAudienceError:
             raise JwtRefused("wrong_audience", f"the token is not meant for {self.audience}") from None
-        except jwt.MissingRequiredClaimError as exc:
-            claim = next((c for c in ("exp", "iss", "aud", "sub") if c == exc.claim), "a required")
-            raise JwtRefused("missing_claim", f"the token lacks the {claim} claim") from None
+        except jwt.MissingRequiredClaimError as exc:  # exc.claim is one of the four required here
+            raise JwtRefused("missing_claim", f"the token lacks the {exc.claim} claim") from None
         except jwt.InvalidSignatureError:
             raise JwtRefused("invalid_signature", "the token's signature does not verify") from None
         except jwt.InvalidAlgorithmError:
             raise JwtRefused("unsupported_algorithm", "the token's algorithm is not the one of the key it names") from None
-        except jwt.InvalidTokenError:
+        except jwt.PyJWTError:
             raise JwtRefused("invalid_token", "the token is not a valid JWT") from None
         self._check(claims, time.time() if now is None else now)
         return Verified(claims, generation)

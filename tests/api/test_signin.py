@@ -66,6 +66,24 @@ def test_a_key_removed_from_the_jwks_stops_working_for_tokens_already_seen(store
     assert client.get("/players/me", headers=bearer(provider.token("ec-1", sub=sub))).status_code == 200
 
 
+def test_a_jwks_file_that_cannot_be_read_verifies_no_token_until_it_can(store, provider, tmp_path, caplog):
+    path = tmp_path / "jwks.json"
+    write(path, provider.jwks())
+    client = signed_in_app(store, JWT_JWKS_FILE=str(path)).test_client()
+    token = provider.token(sub=f"unreadable-{time.time_ns()}")
+    assert client.get("/players/me", headers=bearer(token)).status_code == 200
+    caplog.set_level(logging.WARNING)
+    for broken in ('{"keys": [', "[]"):
+        path.write_text(broken)
+        for _ in range(3):
+            r = client.get("/players/me", headers=bearer(token))
+            assert (r.status_code, r.json["code"]) == (401, "unknown_key"), r.json
+    said = [rec.getMessage() for rec in caplog.records if "cannot be read" in rec.getMessage()]
+    assert len(said) == 2, said  # once for each broken content, not per request
+    write(path, provider.jwks())
+    assert client.get("/players/me", headers=bearer(token)).status_code == 200
+
+
 def test_a_key_removed_from_the_jwks_url_stops_working_once_the_cache_lifetime_has_passed(store, provider):
     server = JwksServer(provider, kids={"rsa-1", "ec-1"})
     try:
