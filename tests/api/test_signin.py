@@ -8,6 +8,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import time
 import warnings
 
@@ -26,10 +27,11 @@ def provider():
     return Issuer()
 
 
-def write(path, jwks: dict, *, mtime_ns: int | None = None):
-    """Replace the JWKS file as an operator's tool would (a new file renamed over it)."""
+def write(path, jwks: dict, *, mtime_ns: int | None = None, size: int = 0):
+    """Replace the JWKS file as an operator's tool would (a new file renamed over it),
+    padded with spaces to ``size`` bytes."""
     staged = path.with_suffix(".new")
-    staged.write_text(json.dumps(jwks))
+    staged.write_text(json.dumps(jwks).ljust(size))
     if mtime_ns is not None:
         os.utime(staged, ns=(mtime_ns, mtime_ns))
     os.replace(staged, path)
@@ -51,7 +53,8 @@ def with_header(provider, header: dict) -> str:
 
 def test_a_key_removed_from_the_jwks_stops_working_for_tokens_already_seen(store, provider, tmp_path):
     path = tmp_path / "jwks.json"
-    write(path, provider.jwks({"rsa-1", "ec-1"}))
+    a_minute_ago = time.time_ns() - 60 * 10**9  # long settled: the file's stamp is trusted
+    write(path, provider.jwks({"rsa-1", "ec-1"}), mtime_ns=a_minute_ago)
     client = signed_in_app(store, JWT_JWKS_FILE=str(path)).test_client()
     sub = f"removed-{time.time_ns()}"
     seen = provider.token("rsa-1", sub=sub)
@@ -59,7 +62,9 @@ def test_a_key_removed_from_the_jwks_stops_working_for_tokens_already_seen(store
     assert client.get("/players/me", headers=bearer(seen)).status_code == 200  # remembered
     # The same size and the same mtime: only the inode tells the new file from the old.
     before = path.stat()
-    write(path, provider.jwks({"ec-1"}), mtime_ns=before.st_mtime_ns)
+    write(path, provider.jwks({"ec-1"}), mtime_ns=a_minute_ago, size=before.st_size)
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) and after.st_ino != before.st_ino
     for token in (seen, provider.token("rsa-1", sub=sub, jti="new")):
         r = client.get("/players/me", headers=bearer(token))
         assert (r.status_code, r.json["code"]) == (401, "unknown_key"), r.json
@@ -238,3 +243,17 @@ def test_a_refusal_echoes_no_kid_no_alg_and_names_no_exception_class(store, prov
             assert echoed not in detail, (what, detail)
         assert not [name for name in classes if name in detail], (what, detail)
         assert "Error" not in detail and "PyJWK" not in detail, (what, detail)
+
+
+def test_every_refusal_code_is_listed_in_the_api_reference_and_the_readme(client):
+    from pathlib import Path
+
+    from service.application import signin
+
+    raised = set(re.findall(r'JwtRefused\(\s*"(\w+)"', inspect.getsource(signin)))
+    assert raised == set(signin.REFUSALS) and len(raised) == 13
+    bearer_scheme = client.get("/openapi.json").json["components"]["securitySchemes"]["bearer"]["description"]
+    readme = Path(__file__).parents[2].joinpath("README.md").read_text()
+    sign_in = readme[readme.index("**Bring your own sign-in.**"):readme.index("**Ratings and the leaderboard.**")]
+    for code in signin.REFUSALS:
+        assert f"`{code}`" in bearer_scheme and f"`{code}`" in sign_in, code
