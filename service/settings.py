@@ -207,6 +207,14 @@ class Settings:
     jwt_jwks_cooldown_seconds: float = setting(
         "GIN_RUMMY_JWT_JWKS_COOLDOWN_SECONDS", _FLOAT, 30.0, "The least seconds between two fetches for unknown key ids."
     )
+    jwt_jwks_lifetime_seconds: float = setting(
+        "GIN_RUMMY_JWT_JWKS_LIFETIME_SECONDS", _FLOAT, 300.0,
+        "How long keys fetched from the JWKS URL are used before it is fetched again (a removed key works at most so long).",
+    )
+    jwt_max_lifetime_seconds: float = setting(
+        "GIN_RUMMY_JWT_MAX_LIFETIME_SECONDS", _FLOAT, 24 * 3600.0,
+        "The longest a token may live (exp - iat, or exp - now without iat); a longer one is refused.",
+    )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(
         "GIN_RUMMY_SIGNING_KEY_FILE", _optional_text, None, "An Ed25519 key (PEM) to sign exports with; unset: the service's own."

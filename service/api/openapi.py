@@ -18,6 +18,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
 
+from service.application import signin
 from service.records.records import record_schema
 
 from . import schemas as s
@@ -32,6 +33,12 @@ send `Authorization: Bearer <token>` with every other request. A seat's view car
 Every response about a match carries its version as an `ETag`; send it back as `If-Match`
 to act only on the state you saw (412 otherwise), and an `Idempotency-Key` to make a retry
 safe. Every error is `application/problem+json` with a stable `code`."""
+
+BEARER = (
+    "A seat token, a player token, the operator token, or (when the service is configured with an issuer) a "
+    "sign-in JWT of the front end's identity provider. A JWT refused is 401 with a `code` naming the check it "
+    f"failed: {', '.join(f'`{code}`' for code in signin.REFUSALS)}."
+)
 
 
 #: The tags in the order a reader meets them (the API reference lists them so), with what
@@ -58,9 +65,7 @@ def build_spec(app: Flask) -> APISpec:
         plugins=[MarshmallowPlugin()],
         info={"description": DESCRIPTION},
     )
-    spec.components.security_scheme(
-        "bearer", {"type": "http", "scheme": "bearer", "description": "A seat token, or the operator token."}
-    )
+    spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer", "description": BEARER})
     spec.components.schema("Problem", schema=s.ProblemSchema)
     # The record's JSON Schema is a file of its own (openapi/, served at /match-record.schema.json),
     # and part of this document too: code generators take the document alone.

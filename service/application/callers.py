@@ -11,7 +11,8 @@ asks for (``?seat=``), else the one whose turn it is.
 Tokens already found are remembered by their hash (an ``LRU``): a seat token and a
 player token are never changed or withdrawn once issued, so the answer stays true, and
 remembering it spares every later request a query; a verified JWT is remembered until
-it expires (a signature check costs more than the rest of a request).  Only hashes are
+it expires or the issuer's key set changes (a signature check costs more than the rest
+of a request).  Only hashes are
 kept, and only found ones (a wrong token is looked up each time).
 """
 
@@ -92,11 +93,13 @@ class Callers:
     def _signed_in(self, uow: UnitOfWork, verifier: JwtVerifier, token: str) -> uuid.UUID:
         key = (None, tokens.hash_token(token))
         found = self._known.get(key)
-        if found is not None and found[1] > time.time():
+        # Remembered while it has not expired and the key set that verified it is still
+        # the current one (a key withdrawn from the JWKS stops working for it too).
+        if found is not None and found[1] > time.time() and found[2] == verifier.generation():
             return found[0]
-        claims = verifier.claims(token)  # JwtRefused (Unauthorized) names the check that failed
-        player = verifier.player(uow.conn, claims)
-        self._known.put(key, (player.id, float(claims["exp"])))
+        verified = verifier.verify(token)  # JwtRefused (Unauthorized) names the check that failed
+        player = verifier.player(uow.conn, verified.claims)
+        self._known.put(key, (player.id, float(verified.claims["exp"]), verified.generation))
         return player.id
 
     def player(self, uow: UnitOfWork, token: str) -> uuid.UUID:
