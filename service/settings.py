@@ -100,6 +100,23 @@ def _switch(value: object) -> bool:
     return str(value).strip().lower() not in ("off", "0", "no")
 
 
+def _one_of(*choices: str) -> Callable[[object], str]:
+    def read(value: object) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise ValueError(f"one of {', '.join(choices)}")
+        return text
+
+    return read
+
+
+def _whole(value: object) -> int:
+    number = _INT(value)
+    if number < 0:
+        raise ValueError("a whole number, 0 or more")
+    return number
+
+
 def _optional_text(value: object) -> str | None:
     return str(value) if value not in (None, "") else None
 
@@ -206,6 +223,15 @@ class Settings:
     )
     jwt_jwks_cooldown_seconds: float = setting(
         "GIN_RUMMY_JWT_JWKS_COOLDOWN_SECONDS", _FLOAT, 30.0, "The least seconds between two fetches for unknown key ids."
+    )
+    # --- ratings ------------------------------------------------------------------------
+    rated_players: str = setting(
+        "GIN_RUMMY_RATED_PLAYERS", _one_of("all", "signed-in"), "all",
+        "Whose matches are rated: all players (guests too), or only players signed in by the identity provider.",
+    )
+    leaderboard_min_opponents: int = setting(
+        "GIN_RUMMY_LEADERBOARD_MIN_OPPONENTS", _whole, 3,
+        "Distinct opponents, established when played, a player needs to be on the leaderboard.",
     )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(

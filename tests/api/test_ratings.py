@@ -111,13 +111,31 @@ def guest(client, name):
     return r.json["id"], bearer(r.json["token"])
 
 
-def face_off(client, first, second, rules=None):
-    """A match of ``first`` (seat 0, creator) against ``second`` (seat 1): its id."""
+def face_off(client, first, second, rules=None, moves=True):
+    """A match of ``first`` (seat 0, creator) against ``second`` (seat 1): its id.  With
+    ``moves``, each seat then makes a move of its own (``a_move_each``), so that the
+    match is rated however it ends."""
     body = {"seats": [{"kind": "human"}, {"kind": "open"}], **({"rules": rules} if rules else {})}
     created = client.post("/matches", json=body, headers=first).json
     r = client.post(f"/matches/{created['id']}/join", json={"code": created["invite"]["code"]}, headers=second)
     assert r.status_code == 201, r.json
+    if moves:
+        a_move_each(client, created["id"], first, second)
     return created["id"]
+
+
+def a_move_each(client, match_id, first, second):
+    """The seats play greedily, in turn, until each has made a move of its own (the
+    starter draws and discards, then the other draws)."""
+    moved = set()
+    while moved != {0, 1}:
+        view = client.get(f"/matches/{match_id}", headers=first).json
+        seat = view["turn"]
+        headers = (first, second)[seat]
+        view = client.get(f"/matches/{match_id}", headers=headers).json
+        r = client.post(f"/matches/{match_id}/actions", json=greedy_action_on_view(view), headers=headers)
+        assert r.status_code == 200, r.json
+        moved.add(seat)
 
 
 def resign(client, match_id, loser):
