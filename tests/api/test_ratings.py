@@ -4,6 +4,7 @@ from the events that gives exactly the same numbers."""
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import uuid
@@ -370,13 +371,44 @@ def test_projections_rebuild_reproduces_the_ratings_and_the_seats_exactly(client
     for i in range(7):
         (_, first), (_, second) = players[i % 3], players[(i + 1) % 3]
         resign(client, face_off(client, first, second), second if i % 2 else first)
+        # Between the rated ones, a match resigned before a card was played: unrated, by a rebuild too.
+        resign(client, face_off(client, first, second, moves=False), second)
     settle(client)
     before = rows(store)
     assert len(before[0]) >= 3
+    readable(store)
     monkeypatch.setenv("DATABASE_URL", database_url)
     assert cli(["projections", "rebuild"]) == 0
     assert "ratings of" in capsys.readouterr().out
     assert rows(store) == before  # float for float, row for row
+    # Under GIN_RUMMY_RATED_PLAYERS=signed-in a rebuild rates no match between guests;
+    # rebuilt again under the default, every number is back.
+    monkeypatch.setenv("GIN_RUMMY_RATED_PLAYERS", "signed-in")
+    assert cli(["projections", "rebuild"]) == 0
+    assert "ratings of 0 rated matches" in capsys.readouterr().out
+    assert [profile(client, pid) for pid, _ in players] == [(1500.0, 350.0, 0, 0)] * 3
+    monkeypatch.setenv("GIN_RUMMY_RATED_PLAYERS", "all")
+    assert cli(["projections", "rebuild"]) == 0
+    assert rows(store) == before
+
+
+def test_with_rated_players_signed_in_only_matches_between_two_signed_in_players_are_rated(store, tmp_path):
+    from .test_players import Issuer, signed_in_app
+
+    issuer = Issuer()
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps(issuer.jwks()))
+    app = signed_in_app(store, JWT_JWKS_FILE=str(jwks), RATED_PLAYERS="signed-in")
+    client = app.test_client()
+    dana, eli = (bearer(issuer.token(sub=f"rated-{uuid.uuid4()}", name=name)) for name in ("Dana", "Eli"))
+    dana_id, eli_id = (client.get("/players/me", headers=h).json["id"] for h in (dana, eli))
+    ann, a = guest(client, "Ann")
+    resign(client, face_off(client, dana, a), a)  # a signed-in player beats a guest: unrated
+    assert profile(client, dana_id)[2:] == (0, 0) and profile(client, ann)[2:] == (0, 0)
+    resign(client, face_off(client, dana, eli), eli)  # two signed-in players: rated
+    assert [round(x, 2) for x in profile(client, dana_id)[:2]] == [1662.31, 290.32]
+    assert profile(client, dana_id)[2:] == (1, 1) and profile(client, eli_id)[2:] == (1, 0)
+    app.extensions["gin_rummy"].hub.shutdown()
 
 
 def everyone_on_the_board(client):
