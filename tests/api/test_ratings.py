@@ -14,9 +14,9 @@ import glicko2
 import pytest
 
 from service import ratings
-from service.ratings import glicko2_game
 from service.api import create_app
 from service.cli import main as cli
+from service.ratings import glicko2_game
 from service.records.format import digest_of
 from service.store import EventStore, connect
 from service.store.migrate import scratch_database
