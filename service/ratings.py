@@ -1,17 +1,43 @@
 """Ratings: Glicko-2 (the ``glicko2`` package, τ = 0.5), folded from ``match_ended`` events.
 
-A match is rated when both seats are held by players (``match_players``), two different
-ones, it did not use hints (no ``hint_shown`` event), and it was not called off.  Each
-rated match is a rating period of one game for each player, scored 1 for the winner and
-0 for the loser (a resignation and a timeout are losses like any other; a single hand
-that ends dead is a draw, 0.5 each), against the opponent's rating as it was before the
-match.  New players start at 1500, deviation 350, volatility 0.06.
+A match is rated when all of these hold:
+
+- both seats are held by players (``match_players``), two different ones, and under
+  ``GIN_RUMMY_RATED_PLAYERS=signed-in`` both are signed in by the identity provider
+  (``all``, the default, rates guests too);
+- both seats played: each seat made at least one move of its own before the end, a
+  move being one of the match's events ``upcard_passed``, ``card_drawn``,
+  ``card_discarded``, ``knocked`` (a knock or Gin) or a ``defended`` that is not
+  ``automatic`` (a layoff the defender chose), with that seat in its ``seat``.  A
+  resignation, an abort, a timeout claim and a hint are not moves, nor is a defense the
+  service made for the defender.  So a match resigned, timed out or called off before
+  one of its seats moved counts for neither (as chess servers abort a game whose side
+  never moved);
+- it did not use hints (no ``hint_shown`` event), and it was not called off.
+
+Each rated match is a rating period of one game for each player, scored 1 for the
+winner and 0 for the loser (a resignation and a timeout are losses like any other; a
+single hand that ends dead is a draw, 0.5 each), against the opponent's rating as it
+was before the match.  New players start at 1500, deviation 350, volatility 0.06.
+
+A rating is *established* when its deviation is at most ``ESTABLISHED_DEVIATION``
+(110, the provisional line of chess servers), else provisional.  Each rated match
+against an opponent established before it adds that opponent to the player's
+``rated_opponents`` (once per opponent).  The leaderboard lists the players with an
+established rating, at least 5 rated matches and at least
+``GIN_RUMMY_LEADERBOARD_MIN_OPPONENTS`` (3) distinct established opponents, so a crowd
+of fresh identities, provisional all, lifts no one onto it.
 
 The ratings are a read model: ``catch_up`` reads the ``match_ended`` events in the
 global order (``tx``, ``position``; see service/store/events.py) from where the last
 call stopped (``projection_cursors``), in one transaction holding an advisory lock, so
-that one process at a time folds them and each match counts once.  ``rebuild`` starts
-again from nothing and gives exactly the same numbers.
+that one process at a time folds them and each match counts once.  Everything a match's
+rating depends on is in its events and in who its players are, so ``rebuild`` starts
+again from nothing and gives exactly the same numbers, under the same
+``GIN_RUMMY_RATED_PLAYERS``.  Every process of a deployment must run with the same
+value: a change applies to the match ends folded after it, and ``gin-rummy projections
+rebuild`` (run with the new value) folds every match again under it.  The leaderboard's
+least opponents is read, not folded: a change applies at once, with no rebuild.
 """
 
 from __future__ import annotations
@@ -33,6 +59,10 @@ CURSOR = "ratings"
 #: pg advisory lock key of the ratings projection ("gin-ratings" in ASCII, folded to 63 bits).
 LOCK_KEY = 0x67696E2D72617469
 START = (1500.0, 350.0, 0.06)
+#: A rating with a deviation at most this is established (else provisional).
+ESTABLISHED_DEVIATION = 110.0
+#: Whose matches are rated (``Settings.rated_players``).
+RATED_PLAYERS = ("all", "signed-in")
 BATCH = 1000
 
 MATCH_ENDS = """
@@ -44,15 +74,33 @@ LIMIT %(limit)s
 """
 
 
-def rated_players(conn, match_id: UUID) -> tuple[UUID, UUID] | None:
-    """The players of seats 0 and 1 if the match counts for ratings, else None."""
+#: A seat's own moves: events of these types name it in ``seat`` (a ``defended`` only
+#: when the defender chose its layoffs, not ``automatic``).
+MOVES = """
+type IN ('upcard_passed', 'card_drawn', 'card_discarded', 'knocked')
+OR (type = 'defended' AND (data->>'automatic')::boolean IS NOT TRUE)
+"""
+
+MATCH_FACTS = f"""
+SELECT bool_or(type = 'hint_shown'), count(DISTINCT (data->>'seat')::int) FILTER (WHERE {MOVES})
+FROM events WHERE match_id = %s
+"""
+
+
+def rated_players(conn, match_id: UUID, who: str = "all") -> tuple[UUID, UUID] | None:
+    """The players of seats 0 and 1 if the match counts for ratings, else None;
+    ``who``: ``all`` players are rated, or only ``signed-in`` ones."""
     rows = dict(conn.execute("SELECT seat, player_id FROM match_players WHERE match_id = %s", (match_id,)).fetchall())
     if set(rows) != {0, 1} or rows[0] == rows[1]:
         return None
-    hinted = conn.execute(
-        "SELECT EXISTS (SELECT FROM events WHERE match_id = %s AND type = 'hint_shown')", (match_id,)
-    ).fetchone()[0]
-    return None if hinted else (rows[0], rows[1])
+    if who == "signed-in":
+        signed_in = conn.execute(
+            "SELECT count(*) FROM players WHERE id = ANY(%s) AND subject IS NOT NULL", ([rows[0], rows[1]],)
+        ).fetchone()[0]
+        if signed_in != 2:
+            return None
+    hinted, seats_that_moved = conn.execute(MATCH_FACTS, (match_id,)).fetchone()
+    return None if hinted or seats_that_moved != 2 else (rows[0], rows[1])
 
 
 def _rating(conn, player_id: UUID) -> tuple[float, float, float, int, int]:
@@ -81,10 +129,10 @@ def glicko2_game(player: tuple[float, float, float], opponent: tuple[float, floa
     return updated.rating, updated.rd, updated.vol
 
 
-def _apply(conn, match_id: UUID, data: dict) -> bool:
-    if data["reason"] == "aborted":
+def _apply(conn, match_id: UUID, data: dict, who: str) -> bool:
+    if data.get("reason") == "aborted":
         return False
-    players = rated_players(conn, match_id)
+    players = rated_players(conn, match_id, who)
     if players is None:
         return False
     before = [_rating(conn, p) for p in players]
@@ -100,12 +148,18 @@ def _apply(conn, match_id: UUID, data: dict) -> bool:
             " wins = excluded.wins",
             (player, rating, deviation, volatility, matches, wins),
         )
+        if before[1 - seat][1] <= ESTABLISHED_DEVIATION:
+            conn.execute(
+                "INSERT INTO rated_opponents (player_id, opponent_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                (player, players[1 - seat]),
+            )
     return True
 
 
-def catch_up(store: EventStore) -> int:
+def catch_up(store: EventStore, who: str = "all") -> int:
     """Fold the match ends not yet folded; the number of rated matches folded (0 also
-    when another process holds the projection at the moment)."""
+    when another process holds the projection at the moment).  ``who``: whose matches
+    are rated (``RATED_PLAYERS``)."""
     rated = 0
     while True:
         with store.transaction() as conn:
@@ -122,7 +176,7 @@ def catch_up(store: EventStore) -> int:
                 tx = last[0]
             rows = conn.execute(MATCH_ENDS, {"tx": tx, "position": position, "limit": BATCH}).fetchall()
             for match_id, data, position in rows:  # noqa: B007 - the last position is the cursor, stored below
-                rated += _apply(conn, match_id, data)
+                rated += _apply(conn, match_id, data, who)
             if rows:
                 conn.execute(
                     "INSERT INTO projection_cursors (name, position) VALUES (%s, %s)"
@@ -133,10 +187,10 @@ def catch_up(store: EventStore) -> int:
             return rated
 
 
-def catch_up_quietly(store: EventStore) -> None:
+def catch_up_quietly(store: EventStore, who: str = "all") -> None:
     """catch_up, for after an action: a failure is logged (the next call catches up)."""
     try:
-        catch_up(store)
+        catch_up(store, who)
     except PoolClosed:
         pass  # the process is shutting down; the next one catches up
     except Exception as exc:  # the match's events are stored whatever happens here
@@ -172,15 +226,16 @@ class Folder:
     RETRY_SECONDS = 0.1
     GIVE_UP_SECONDS = 60.0
 
-    def __init__(self, store: EventStore):
+    def __init__(self, store: EventStore, who: str = "all"):
         self.store = store
+        self.who = who
         self._pending: dict[int, float] = {}  # position -> when it was asked for
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def fold(self, position: int) -> None:
-        catch_up_quietly(self.store)
+        catch_up_quietly(self.store, self.who)
         try:
             if folded(self.store, position):
                 return
@@ -197,7 +252,7 @@ class Folder:
         while True:
             self._wake.wait()
             time.sleep(self.RETRY_SECONDS)
-            catch_up_quietly(self.store)
+            catch_up_quietly(self.store, self.who)
             with self._lock:
                 waiting = dict(self._pending)
             for position, since in waiting.items():
@@ -213,10 +268,12 @@ class Folder:
                     self._wake.clear()
 
 
-def rebuild(store: EventStore) -> int:
-    """Recompute every rating from the events alone; the number of rated matches."""
+def rebuild(store: EventStore, who: str = "all") -> int:
+    """Recompute every rating from the events alone, rating the matches of ``who``
+    (``RATED_PLAYERS``); the number of rated matches."""
     with store.transaction() as conn:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
         conn.execute("DELETE FROM player_ratings")
+        conn.execute("DELETE FROM rated_opponents")
         conn.execute("DELETE FROM projection_cursors WHERE name = %s", (CURSOR,))
-    return catch_up(store)
+    return catch_up(store, who)

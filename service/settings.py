@@ -100,6 +100,23 @@ def _switch(value: object) -> bool:
     return str(value).strip().lower() not in ("off", "0", "no")
 
 
+def _one_of(*choices: str) -> Callable[[object], str]:
+    def read(value: object) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise ValueError(f"one of {', '.join(choices)}")
+        return text
+
+    return read
+
+
+def _whole(value: object) -> int:
+    number = _INT(value)
+    if number < 0:
+        raise ValueError("a whole number, 0 or more")
+    return number
+
+
 def _optional_text(value: object) -> str | None:
     return str(value) if value not in (None, "") else None
 
@@ -214,6 +231,15 @@ class Settings:
     jwt_max_lifetime_seconds: float = setting(
         "GIN_RUMMY_JWT_MAX_LIFETIME_SECONDS", _FLOAT, 24 * 3600.0,
         "The longest a token may live (exp - iat, or exp - now without iat); a longer one is refused.",
+    )
+    # --- ratings ------------------------------------------------------------------------
+    rated_players: str = setting(
+        "GIN_RUMMY_RATED_PLAYERS", _one_of("all", "signed-in"), "all",
+        "Whose matches are rated: all players (guests too), or only players signed in by the identity provider.",
+    )
+    leaderboard_min_opponents: int = setting(
+        "GIN_RUMMY_LEADERBOARD_MIN_OPPONENTS", _whole, 3,
+        "Distinct opponents, established when played, a player needs to be on the leaderboard.",
     )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(

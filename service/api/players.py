@@ -6,7 +6,7 @@ import uuid
 
 from flask import Blueprint
 
-from service.application.players import LEADERBOARD_MIN_MATCHES, player_not_found
+from service.application.players import ESTABLISHED_DEVIATION, LEADERBOARD_MIN_MATCHES, player_not_found
 
 from . import schemas as s
 from .docs import operation
@@ -72,7 +72,10 @@ def my_matches(query: dict):
     tags=["players"],
     responses={200: s.ProfileSchema, 404: s.ProblemSchema},
     auth=False,
-    description="The name, the Glicko-2 rating and its deviation, rated matches and wins. No token needed.",
+    description=(
+        "The name, the Glicko-2 rating and its deviation, whether it is established (deviation at most "
+        f"{ESTABLISHED_DEVIATION:g}), rated matches, wins and distinct established opponents. No token needed."
+    ),
 )
 def profile(player_id: str):
     try:
@@ -90,12 +93,19 @@ def profile(player_id: str):
     responses={200: s.LeaderboardSchema, 422: s.ProblemSchema},
     auth=False,
     description=(
-        f"Players with at least {LEADERBOARD_MIN_MATCHES} rated matches, by rating, in pages. A match is rated "
-        "when two different players held its seats (not the computer), it used no hints, and it was played (not "
-        "called off); a resignation or a timeout is a loss."
+        f"Players with an established rating (deviation at most {ESTABLISHED_DEVIATION:g}), at least "
+        f"{LEADERBOARD_MIN_MATCHES} rated matches and at least `min_opponents` distinct opponents who were established "
+        "when played, by rating, in pages. A match is rated when two different players held its seats (not the "
+        "computer; only signed-in players when the service rates only those), it used no hints, it was not called "
+        "off, and each seat made a move of its own (a draw, a discard, a pass of the upcard, a knock or a defense it "
+        "chose) before the end: a match resigned or timed out before one of its seats moved counts for neither. "
+        "A resignation or a timeout is otherwise a loss."
     ),
 )
 def leaderboard(query: dict):
     page = app().players.leaderboard(query["limit"], cursor_offset(query.get("cursor")))
-    body = {"items": page.items, "next_cursor": page.next_cursor, "min_matches": LEADERBOARD_MIN_MATCHES}
+    body = {
+        "items": page.items, "next_cursor": page.next_cursor, "min_matches": LEADERBOARD_MIN_MATCHES,
+        "max_deviation": ESTABLISHED_DEVIATION, "min_opponents": app().players.min_opponents,
+    }
     return s.shared(s.LeaderboardSchema).dump(body)

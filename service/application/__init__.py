@@ -85,11 +85,11 @@ class Application:
         self.views = Views(store, self.presence, clock)
         self.play = Play(store, hooks, clock, deal_rng)
         self.matches = MatchService(store, self.callers, self.views, self.play)
-        self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store))
+        self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
         self.coaching = Coaching(store, self.callers, self.play)
         self.records = Records(store, self.callers, self.views, self.matches, self.play, self.signer)
-        self.players = Players(store, self.callers)
+        self.players = Players(store, self.callers, settings.rated_players, settings.leaderboard_min_opponents)
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
 

@@ -3,7 +3,10 @@
 A player outlives a match: a guest with a player token (``tokens.player_token``; only
 its hash is kept), or a person signed in by the front end's identity provider
 (``signin``).  Ratings are a read model folded from match ends (``service.ratings``);
-every read of them catches up first, so a rating shown follows every match stored.
+every read of them catches up first, so a rating shown follows every match stored.  A
+rating shows whether it is ``established`` and how many distinct established opponents
+it was played against; the leaderboard lists only established ratings with enough of
+them (``Settings.leaderboard_min_opponents``).
 """
 
 from __future__ import annotations
@@ -24,10 +27,19 @@ from .views import public_seats, status_of
 
 #: Rated matches a player needs to appear on the leaderboard.
 LEADERBOARD_MIN_MATCHES = 5
+#: The largest deviation of an established rating (the leaderboard lists only those).
+ESTABLISHED_DEVIATION = ratings.ESTABLISHED_DEVIATION
 
 
 def _rating(conn, player_id: uuid.UUID) -> store_players.Rating:
     return store_players.rating_of(conn, player_id) or store_players.Rating(*ratings.START, 0, 0)
+
+
+def rating_json(rating: store_players.Rating) -> dict:
+    return {
+        "rating": rating.rating, "deviation": rating.deviation, "matches": rating.matches, "wins": rating.wins,
+        "established": rating.deviation <= ratings.ESTABLISHED_DEVIATION, "established_opponents": rating.opponents,
+    }
 
 
 def player_json(player: store_players.Player, rating: store_players.Rating) -> dict:
@@ -36,15 +48,12 @@ def player_json(player: store_players.Player, rating: store_players.Rating) -> d
         "name": player.name,
         "signed_in": player.signed_in,
         "created_at": player.created_at.isoformat(),
-        "rating": {"rating": rating.rating, "deviation": rating.deviation, "matches": rating.matches, "wins": rating.wins},
+        "rating": rating_json(rating),
     }
 
 
 def profile_json(player_id: uuid.UUID, name: str, rating: store_players.Rating) -> dict:
-    return {
-        "id": str(player_id), "name": name, "rating": rating.rating, "deviation": rating.deviation,
-        "matches": rating.matches, "wins": rating.wins,
-    }
+    return {"id": str(player_id), "name": name, **rating_json(rating)}
 
 
 def player_not_found(player: object) -> NotFound:
@@ -52,9 +61,12 @@ def player_not_found(player: object) -> NotFound:
 
 
 class Players:
-    def __init__(self, store: EventStore, callers: Callers):
+    def __init__(self, store: EventStore, callers: Callers, rated_players: str = "all", min_opponents: int = 3):
         self.store = store
         self.callers = callers
+        self.rated_players = rated_players
+        #: Distinct established opponents a player needs to be on the leaderboard.
+        self.min_opponents = min_opponents
 
     def create_guest(self, name: str) -> dict:
         """A new guest: its id, its name and its token (shown only this once)."""
@@ -66,7 +78,7 @@ class Players:
         return {"id": str(made.value.id), "name": made.value.name, "token": token}
 
     def me(self, token: str) -> dict:
-        ratings.catch_up_quietly(self.store)
+        ratings.catch_up_quietly(self.store, self.rated_players)
         with UnitOfWork(self.store) as uow:
             player = store_players.get_player(uow.conn, self.callers.player(uow, token))
             assert player is not None, "the caller's player exists (players are never deleted)"
@@ -111,7 +123,7 @@ class Players:
         return Page(items, str(offset + len(items)) if len(rows) > limit else None)
 
     def profile(self, player_id: uuid.UUID) -> dict:
-        ratings.catch_up_quietly(self.store)
+        ratings.catch_up_quietly(self.store, self.rated_players)
         with UnitOfWork(self.store) as uow:
             player = store_players.get_player(uow.conn, player_id)
             if player is None:
@@ -119,9 +131,12 @@ class Players:
             return profile_json(player.id, player.name, _rating(uow.conn, player_id))
 
     def leaderboard(self, limit: int, offset: int) -> Page:
-        ratings.catch_up_quietly(self.store)
+        ratings.catch_up_quietly(self.store, self.rated_players)
         with UnitOfWork(self.store) as uow:
-            rows = store_players.leaderboard(uow.conn, min_matches=LEADERBOARD_MIN_MATCHES, limit=limit + 1, offset=offset)
+            rows = store_players.leaderboard(
+                uow.conn, min_matches=LEADERBOARD_MIN_MATCHES, max_deviation=ratings.ESTABLISHED_DEVIATION,
+                min_opponents=self.min_opponents, limit=limit + 1, offset=offset,
+            )
         items = [
             {"rank": offset + i + 1, **profile_json(row.player_id, row.name, row.rating)} for i, row in enumerate(rows[:limit])
         ]

@@ -41,7 +41,7 @@ def projections_rebuild(args: argparse.Namespace) -> int:
     with pool_of(args.settings) as pool:
         store = EventStore(pool)
         count = store.rebuild_projections()
-        rated = ratings.rebuild(store)
+        rated = ratings.rebuild(store, args.settings.rated_players)
     print(f"rebuilt the read models of {count} matches and the ratings of {rated} rated matches")
     return 0
 

@@ -5,7 +5,8 @@
   their token), made on first sight.
 - ``match_players`` binds seats to players, as ``match_started`` and ``seat_joined``
   record it; written with those events, rebuilt from them.
-- ``player_ratings`` is written by the ratings projection (``service.ratings``).
+- ``player_ratings`` and ``rated_opponents`` are written by the ratings projection
+  (``service.ratings``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Rating(NamedTuple):
     volatility: float
     matches: int
     wins: int
+    opponents: int = 0  # distinct opponents established when played (``rated_opponents``)
 
 
 SELECT_PLAYER = "SELECT id, name, subject IS NOT NULL, created_at FROM players"
@@ -109,9 +111,13 @@ def matches_of(conn, player_id: UUID, *, status: str | None, limit: int, offset:
     return [PlayerMatch(*row) for row in rows]
 
 
+OPPONENTS = "(SELECT count(*) FROM rated_opponents o WHERE o.player_id = r.player_id)"
+
+
 def rating_of(conn, player_id: UUID) -> Rating | None:
     row = conn.execute(
-        "SELECT rating, deviation, volatility, matches, wins FROM player_ratings WHERE player_id = %s", (player_id,)
+        f"SELECT rating, deviation, volatility, matches, wins, {OPPONENTS} FROM player_ratings r WHERE player_id = %s",
+        (player_id,),
     ).fetchone()
     return Rating(*row) if row else None
 
@@ -122,12 +128,16 @@ class BoardEntry(NamedTuple):
     rating: Rating
 
 
-def leaderboard(conn, *, min_matches: int, limit: int, offset: int) -> list[BoardEntry]:
+def leaderboard(
+    conn, *, min_matches: int, max_deviation: float, min_opponents: int, limit: int, offset: int
+) -> list[BoardEntry]:
+    """The players with ``min_matches`` rated matches, a deviation of ``max_deviation``
+    or less and ``min_opponents`` distinct established opponents, best first."""
     rows = conn.execute(
-        "SELECT p.id, p.name, r.rating, r.deviation, r.volatility, r.matches, r.wins"
-        " FROM player_ratings r JOIN players p ON p.id = r.player_id WHERE r.matches >= %s"
-        " ORDER BY r.rating DESC, p.id LIMIT %s OFFSET %s",
-        (min_matches, limit, offset),
+        f"SELECT * FROM (SELECT p.id, p.name, r.rating, r.deviation, r.volatility, r.matches, r.wins, {OPPONENTS} AS opponents"
+        " FROM player_ratings r JOIN players p ON p.id = r.player_id WHERE r.matches >= %s AND r.deviation <= %s) board"
+        " WHERE opponents >= %s ORDER BY rating DESC, id LIMIT %s OFFSET %s",
+        (min_matches, max_deviation, min_opponents, limit, offset),
     ).fetchall()
     return [BoardEntry(row[0], row[1], Rating(*row[2:])) for row in rows]
 

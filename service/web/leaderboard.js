@@ -1,5 +1,6 @@
-// The leaderboard: the players with enough rated matches, best first (GET /leaderboard,
-// in pages); each name opens the player's public profile.
+// The leaderboard: the players with an established rating, enough rated matches and
+// enough established opponents, best first (GET /leaderboard, in pages); each name opens
+// the player's public profile.
 
 import { api } from "./api.js";
 import { currentPlayer } from "./saved.js";
@@ -59,9 +60,10 @@ export function mountLeaderboard(root) {
       more.hidden = !cursor;
       const n = body.children.length;
       const min = page.min_matches;
-      note.textContent = `Players with at least ${min} rated matches, by Glicko-2 rating. A match is rated when two players (not the computer) play it to its end; resigning or running out of time is a loss.`;
+      const needs = `an established rating (deviation at most ${page.max_deviation}), at least ${min} rated matches and at least ${page.min_opponents} different established opponents`;
+      note.textContent = `Players with ${needs}, by Glicko-2 rating. A match is rated when two players (not the computer) both make a move before it ends; resigning or running out of time is then a loss.`;
       table.hidden = !n;
-      status.textContent = n ? "" : `Nobody is on the leaderboard yet: a player appears here after ${min} rated matches.`;
+      status.textContent = n ? "" : `Nobody is on the leaderboard yet: a player appears here with ${needs}.`;
       status.hidden = Boolean(n);
     } catch (err) {
       if (alive) status.textContent = `The leaderboard cannot be shown: ${problemText(err)}`;

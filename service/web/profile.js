@@ -28,7 +28,7 @@ export function mountProfile(root) {
       since,
       problem,
       stats,
-      h("p.hint", {}, "Ratings are Glicko-2: everyone starts at 1500, deviation 350. A match is rated when two players (not the computer) play it to its end; resigning or running out of time is a loss. The deviation says how sure the rating is: it shrinks as you play."),
+      h("p.hint", {}, "Ratings are Glicko-2: everyone starts at 1500, deviation 350. A match is rated when two players (not the computer) both make a move before it ends; resigning or running out of time is then a loss. The deviation says how sure the rating is: it shrinks as you play, and at 110 or less the rating is established (before that, provisional)."),
       h("div.actions", {}, h("a.button#open-games", { href: "#/games" }, "My games"), h("a.button#public-link", { href: `#/players/${me.id}` }, "Public profile")),
     ),
     renamePanel(me, (name) => (title.textContent = name)),

@@ -39,14 +39,19 @@ def test_a_guest_gets_an_id_and_a_token_once_and_reads_and_renames_itself(client
     me = client.get("/players/me", headers=bearer(ann["token"]))
     assert me.status_code == 200
     assert me.json["id"] == ann["id"] and me.json["name"] == "Ann" and me.json["signed_in"] is False
-    assert me.json["rating"] == {"rating": 1500.0, "deviation": 350.0, "matches": 0, "wins": 0}
+    assert me.json["rating"] == {
+        "rating": 1500.0, "deviation": 350.0, "matches": 0, "wins": 0, "established": False, "established_opponents": 0,
+    }
     assert "token" not in me.json
     renamed = client.patch("/players/me", json={"name": "Annie"}, headers=bearer(ann["token"]))
     assert renamed.status_code == 200 and renamed.json["name"] == "Annie"
     assert client.get("/players/me", headers=bearer(ann["token"])).json["name"] == "Annie"
     profile = client.get(f"/players/{ann['id']}")  # public: no token needed
     assert profile.status_code == 200
-    assert profile.json == {"id": ann["id"], "name": "Annie", "rating": 1500.0, "deviation": 350.0, "matches": 0, "wins": 0}
+    assert profile.json == {
+        "id": ann["id"], "name": "Annie", "rating": 1500.0, "deviation": 350.0, "matches": 0, "wins": 0,
+        "established": False, "established_opponents": 0,
+    }
 
 
 def test_a_wrong_player_token_or_none_is_refused(client):

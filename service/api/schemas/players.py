@@ -22,11 +22,27 @@ class PlayerCreatedSchema(Schema):
     )
 
 
+ESTABLISHED = (
+    "Whether the rating is established: its deviation is at most 110 (the provisional line of chess servers); "
+    "else it is provisional. Only established ratings are on the leaderboard."
+)
+ESTABLISHED_OPPONENTS = (
+    "Distinct opponents of rated matches who were established when played: the leaderboard asks for "
+    "`min_opponents` of them."
+)
+RATED_MATCHES = (
+    "Rated matches played: between two different players (signed-in ones, when the service rates only those), "
+    "with no hint, where each seat made a move of its own before the end."
+)
+
+
 class RatingSchema(Schema):
     rating = fields.Float(required=True, metadata={"description": "Glicko-2 rating (1500 to start)."})
     deviation = fields.Float(required=True, metadata={"description": "Its deviation (350 to start): how uncertain it is."})
-    matches = fields.Integer(required=True, metadata={"description": "Rated matches played."})
+    matches = fields.Integer(required=True, metadata={"description": RATED_MATCHES})
     wins = fields.Integer(required=True)
+    established = fields.Boolean(required=True, metadata={"description": ESTABLISHED})
+    established_opponents = fields.Integer(required=True, metadata={"description": ESTABLISHED_OPPONENTS})
 
 
 class PlayerSchema(Schema):
@@ -42,10 +58,12 @@ class PlayerSchema(Schema):
 class ProfileSchema(Schema):
     id = fields.String(required=True)
     name = fields.String(required=True)
-    rating = fields.Float(required=True)
-    deviation = fields.Float(required=True)
-    matches = fields.Integer(required=True, metadata={"description": "Rated matches played."})
+    rating = fields.Float(required=True, metadata={"description": "Glicko-2 rating (1500 to start)."})
+    deviation = fields.Float(required=True, metadata={"description": "Its deviation (350 to start): how uncertain it is."})
+    matches = fields.Integer(required=True, metadata={"description": RATED_MATCHES})
     wins = fields.Integer(required=True)
+    established = fields.Boolean(required=True, metadata={"description": ESTABLISHED})
+    established_opponents = fields.Integer(required=True, metadata={"description": ESTABLISHED_OPPONENTS})
 
 
 class PlayerMatchSchema(Schema):
@@ -77,3 +95,10 @@ class LeaderboardSchema(Schema):
     items = fields.List(fields.Nested(LeaderboardEntrySchema), required=True)
     next_cursor = fields.String(allow_none=True, required=True)
     min_matches = fields.Integer(required=True, metadata={"description": "Rated matches a player needs to be listed."})
+    max_deviation = fields.Float(
+        required=True, metadata={"description": "The largest deviation listed: only established ratings are (110)."}
+    )
+    min_opponents = fields.Integer(
+        required=True,
+        metadata={"description": "Distinct opponents, established when played, a player needs to be listed (a setting of the service)."},
+    )
