@@ -41,7 +41,9 @@ IDEMPOTENCY_KEY = {
     "schema": {"type": "string", "minLength": 1, "maxLength": 200},
     "description": (
         "Any unique string of printable characters per intended action; a retry with the same key returns the "
-        "first answer."
+        "first answer, marked `Idempotent-Replayed: true`: the same view and events as then (a timeout claim "
+        "due since, or a rematch made since, is not in it), except `opponent.connected`, which is as now. The "
+        "same key with another body is 422 `idempotency_key_reused`."
     ),
 }
 

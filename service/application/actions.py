@@ -127,9 +127,15 @@ class Actions:
             self.ratings.fold(next(e.position for e in appended.events if e.type == "match_ended"))
         return after, appended.events
 
-    def _answer(self, uow: UnitOfWork, state: State, events: list[StoredEvent], caller: Caller, match_id) -> bytes:
-        """An action's answer, as JSON: the caller's view after it, and every event it caused."""
-        context = self.views.context(uow.conn, state, match_id, stored=True)
+    def _answer(
+        self, uow: UnitOfWork, state: State, events: list[StoredEvent], caller: Caller, match_id, *, then: bool = False,
+    ) -> bytes:
+        """An action's answer, as JSON: the caller's view after it, and every event it
+        caused (``then``: given again, with the view's extras as they were then)."""
+        if then:
+            context = self.views.context_then(uow.conn, state, match_id)
+        else:
+            context = self.views.context(uow.conn, state, match_id, stored=True)
         view = self.views.encoded(state, caller.seat, match_id, context)
         return b'{"view":%s,"events":%s}' % (view, dumps([event_json(e, caller.seat) for e in events]))
 
@@ -141,12 +147,12 @@ class Actions:
             raise Invalid("this Idempotency-Key was used for a different request in this match", code="idempotency_key_reused")
         if record.body is not None:  # stored by an earlier version of the service
             return ActionResult(record.body, record.body["view"]["version"], record.status, True)
-        # The first answer, rebuilt: the view at the request's last event, and its events.
+        # The first answer, rebuilt: the view at the request's last event as it was then, and its events.
         assert record.first_seq is not None and record.last_seq is not None, "the table's CHECK: without a body, its events"
         count = record.last_seq - record.first_seq + 1
         events = self.store.read(match_id, after=record.first_seq - 1, limit=count, conn=uow.conn)
         state = self.store.state_at(match_id, record.last_seq, conn=uow.conn)
-        return ActionResult(self._answer(uow, state, events, caller, match_id), state.version, record.status, True)
+        return ActionResult(self._answer(uow, state, events, caller, match_id, then=True), state.version, record.status, True)
 
     # --- reading ------------------------------------------------------------------------
 
