@@ -36,8 +36,9 @@ from service.store import (
 )
 
 from .callers import Caller, Callers
-from .errors import Conflict, Invalid, VersionMismatch
+from .errors import Conflict, VersionMismatch
 from .play import Play
+from .retries import check_reuse
 from .unit_of_work import UnitOfWork
 from .views import SeatAnswer, Views, dumps, event_json
 
@@ -143,8 +144,7 @@ class Actions:
         record = find_idempotency_record(uow.conn, match_id, caller.scope, key)
         if record is None:
             return None
-        if record.fingerprint != fingerprint:
-            raise Invalid("this Idempotency-Key was used for a different request in this match", code="idempotency_key_reused")
+        check_reuse(record, fingerprint)
         if record.body is not None:  # stored by an earlier version of the service
             return ActionResult(record.body, record.body["view"]["version"], record.status, True)
         # The first answer, rebuilt: the view at the request's last event as it was then, and its events.
