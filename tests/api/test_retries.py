@@ -64,3 +64,55 @@ def test_a_replayed_answer_names_no_rematch_made_after_it_was_first_answered(cli
     retry = bob.act({"type": "resign"}, **{"Idempotency-Key": "give-up"})
     assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
     assert retry.json == first.json and retry.json["view"]["rematch"] is None
+
+
+# --- joins and rematches, retried -----------------------------------------------------------
+
+
+def test_join_and_rematch_are_safe_to_retry_a_retried_join_gets_the_same_seat_and_a_token_that_works(app, client):
+    created, ann = invite(client)
+    body = {"code": created["invite"]["code"], "name": "Bob"}
+    key = {"Idempotency-Key": "0b0e7f3c-join"}
+    first = client.post(f"/matches/{created['id']}/join", json=body, headers=key)
+    assert first.status_code == 201 and first.json["seat"] == 1 and "Idempotent-Replayed" not in first.headers
+    ann.act({"type": "resign"})  # the match moves on before the retry: the answer is still the first one
+    retry = client.post(f"/matches/{created['id']}/join", json=body, headers=key)
+    assert (retry.status_code, retry.headers["Idempotent-Replayed"]) == (201, "true")
+    assert retry.json == first.json  # seat 1, the same token, the view as it was (phase draw or upcard_offer)
+    bob = client.get(f"/matches/{created['id']}", headers={"Authorization": f"Bearer {retry.json['token']}"})
+    assert (bob.status_code, bob.json["seat"], bob.json["status"]) == (200, 1, "finished")
+    events = client.get(f"/matches/{created['id']}/events", headers=ann.headers).json["events"]
+    assert [e["type"] for e in events].count("seat_joined") == 1  # joined once
+    # The same key with another name is another request: refused as an action's would be.
+    other = client.post(f"/matches/{created['id']}/join", json={**body, "name": "Rob"}, headers=key)
+    assert (other.status_code, other.json["code"]) == (422, "idempotency_key_reused")
+    # Without the key a join is not a retry: the seat is taken.
+    assert client.post(f"/matches/{created['id']}/join", json=body).json["code"] == "seat_taken"
+    # The token is kept as a hash, and sealed: no column of the record holds it.
+    secret = first.json["token"].rsplit(".", 1)[1]
+    with app.extensions["gin_rummy"].store.pool.connection() as conn:
+        rows = conn.execute("SELECT t::text FROM idempotency_keys t WHERE match_id = %s", (created["id"],)).fetchall()
+    assert len(rows) == 1 and secret not in rows[0][0] and first.json["token"] not in rows[0][0]
+
+
+def test_join_and_rematch_are_safe_to_retry_a_retried_rematch_gets_its_token_again(client):
+    created, ann = invite(client)
+    bob, _ = joined(client, created)
+    assert bob.act({"type": "resign"}).status_code == 200
+    url = f"/matches/{created['id']}/rematch"
+    made = client.post(url, headers={**bob.headers, "Idempotency-Key": "bob-again"})
+    assert made.status_code == 201 and made.json["seat"] == 0 and made.json["token"]
+    made_again = client.post(url, headers={**bob.headers, "Idempotency-Key": "bob-again"})
+    assert (made_again.status_code, made_again.headers["Idempotent-Replayed"]) == (201, "true")
+    assert made_again.json == made.json
+    found = client.post(url, headers={**ann.headers, "Idempotency-Key": "ann-again"})
+    assert found.status_code == 200 and found.json["seat"] == 1 and found.json["token"]
+    found_again = client.post(url, headers={**ann.headers, "Idempotency-Key": "ann-again"})
+    assert (found_again.status_code, found_again.headers["Idempotent-Replayed"]) == (200, "true")
+    assert found_again.json == found.json and found_again.json["token"] == found.json["token"]  # before: null
+    for answer, seat in ((made_again, 0), (found_again, 1)):
+        r = client.get(f"/matches/{answer.json['id']}", headers={"Authorization": f"Bearer {answer.json['token']}"})
+        assert (r.status_code, r.json["seat"]) == (200, seat)
+    # Asked again without the key (or with another): the token was given, it is not shown again.
+    assert client.post(url, headers=ann.headers).json["token"] is None
+    assert client.post(url, headers={**ann.headers, "Idempotency-Key": "ann-third"}).json["token"] is None
