@@ -252,6 +252,10 @@ class Settings:
         "GIN_RUMMY_TRUSTED_JWKS", _words, (), "Other services' key sets (URLs or files) whose signatures imports check."
     )
     # --- background work ----------------------------------------------------------------
+    retry_secret: str | None = setting(
+        "GIN_RUMMY_RETRY_SECRET", _optional_text, None,
+        "Seals the seat token a join or rematch with an Idempotency-Key gives, for its retry (unset: kept in the database).",
+    )
     idempotency_purge_seconds: float = setting(
         None, _FLOAT, 3600.0, "How often a service that connected on its own purges old Idempotency-Key answers (0: never)."
     )

@@ -135,9 +135,16 @@ def parse_match_id(raw: str) -> uuid.UUID:
         raise Problem(404, "match_not_found", f"no match {raw!r}") from None
 
 
+#: The most digits a number in a request may have: every version, seq and status fits
+#: (and PostgreSQL's bigint), and int() is never asked for more than Python reads
+#: (4,300 digits, beyond which it raises ValueError).
+MAX_DIGITS = 18
+
+
 def is_number(text: str) -> bool:
-    """Only 0-9: str.isdigit() also accepts digits int() refuses, such as "²"."""
-    return text.isascii() and text.isdigit()
+    """Only 0-9, at most ``MAX_DIGITS`` of them: str.isdigit() also accepts digits int()
+    refuses, such as "²"."""
+    return len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
 
 
 def cursor_offset(cursor: str | None) -> int:

@@ -41,9 +41,23 @@ IDEMPOTENCY_KEY = {
     "schema": {"type": "string", "minLength": 1, "maxLength": 200},
     "description": (
         "Any unique string of printable characters per intended action; a retry with the same key returns the "
-        "first answer."
+        "first answer, marked `Idempotent-Replayed: true`: the same view and events as then (a timeout claim "
+        "due since, or a rematch made since, is not in it), except `opponent.connected`, which is as now. The "
+        "same key with another body is 422 `idempotency_key_reused`."
     ),
 }
+
+
+def idempotency_key() -> str | None:
+    """The request's Idempotency-Key, or None; 400 when it is not 1 to 200 printable characters."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
+        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 printable characters")
+    return key
+
+
+def replayed(again: bool) -> dict:
+    return {"Idempotent-Replayed": "true"} if again else {}
 
 
 def invite_json(match_id: uuid.UUID, code: str | None) -> dict | None:
@@ -97,37 +111,43 @@ def create_match(body: dict):
     summary="Take the open seat of a match",
     tags=["matches"],
     body=s.JoinSchema,
+    headers=[IDEMPOTENCY_KEY],
     responses={201: s.JoinedSchema, 403: s.ProblemSchema, 404: s.ProblemSchema, 409: s.ProblemSchema, 422: s.ProblemSchema},
     auth=False,
     description=(
         "With the match's invite `code` (not needed for a public match) and the player's `name`. Answers the "
         "seat taken and its bearer token, shown only this once; the first hand is dealt once every seat is "
         "taken. 403 `invalid_invite` for a wrong code (`invite_required` without one); 409 `seat_taken` when "
-        "every seat is taken, also when another player took the last one first."
+        "every seat is taken, also when another player took the last one first. Send an `Idempotency-Key` "
+        "(a random one, such as a UUID: with the same code and name it takes the token again) to retry safely: "
+        "a retry within a day gets the same seat and token, the first answer as it was."
     ),
 )
 def join(match_id: uuid.UUID, body: dict):
-    joined = app().matches.join(optional_bearer(), match_id, body.get("code"), body.get("name"))
+    key = idempotency_key()
+    joined = app().matches.join(optional_bearer(), match_id, body.get("code"), body.get("name"), key)
     answer = {"match_id": str(match_id), "seat": joined.seat, "token": joined.token, "view": joined.view}
-    return with_etag(answer, joined.state.version, 201, NO_STORE)
+    return with_etag(answer, joined.state.version, 201, {**NO_STORE, **replayed(joined.replayed)})
 
 
 @bp.post("/matches/<match_id>/rematch")
 @operation(
     summary="Play a finished match again",
     tags=["matches"],
-    responses={201: s.RematchSchema, 200: s.RematchSchema, 409: s.ProblemSchema, **PROBLEMS},
+    headers=[IDEMPOTENCY_KEY],
+    responses={201: s.RematchSchema, 200: s.RematchSchema, 409: s.ProblemSchema, 422: s.ProblemSchema, **PROBLEMS},
     description=(
         "By a seat of a finished match: a new match with the same seats, names and rules, the seats swapped so "
         "that the other one starts. The first seat to ask makes it (201); the other gets the same match (200). "
-        "Each gets its seat token in the rematch when it first asks (later: null). The finished match's views "
+        "Each gets its seat token in the rematch when it first asks (later: null), and again when it asks again with "
+        "the same `Idempotency-Key` within a day (the first answer as it was). The finished match's views "
         "then name it (`rematch`). 409 `no_rematch` while the match is not over, or when it was called off."
     ),
 )
 def rematch(match_id: uuid.UUID):
-    made = app().matches.rematch(bearer_token(), match_id, asked_seat())
+    made = app().matches.rematch(bearer_token(), match_id, asked_seat(), idempotency_key())
     answer = {"id": str(made.match_id), "seat": made.seat, "token": made.token, "view": made.view}
-    return with_etag(answer, made.state.version, 201 if made.created else 200, NO_STORE)
+    return with_etag(answer, made.state.version, 201 if made.created else 200, {**NO_STORE, **replayed(made.replayed)})
 
 
 @bp.get("/lobby")
@@ -209,9 +229,6 @@ def get_match(match_id: uuid.UUID):
 )
 def act(match_id: uuid.UUID, body: dict):
     expected = parse_if_match(request.headers.get("If-Match"))
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
-        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 printable characters")
+    key = idempotency_key()
     result = app().actions.act(bearer_token(), match_id, asked_seat(), body, expected_version=expected, key=key)
-    headers = {"Idempotent-Replayed": "true"} if result.replayed else None
-    return with_etag(result.body, result.version, result.status, headers)
+    return with_etag(result.body, result.version, result.status, replayed(result.replayed))

@@ -46,6 +46,7 @@ from .matches import MatchService
 from .play import Play, system_clock
 from .players import Players
 from .records import Records
+from .retries import Retries
 from .signin import verifier_of
 from .streams import Streams
 from .views import Views
@@ -84,7 +85,7 @@ class Application:
         self.callers = Callers(store, settings.operator_token, verifier_of(settings))
         self.views = Views(store, self.presence, clock)
         self.play = Play(store, hooks, clock, deal_rng)
-        self.matches = MatchService(store, self.callers, self.views, self.play)
+        self.matches = MatchService(store, self.callers, self.views, self.play, Retries(settings.retry_secret))
         self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
         self.coaching = Coaching(store, self.callers, self.play)

@@ -36,8 +36,9 @@ from service.store import (
 )
 
 from .callers import Caller, Callers
-from .errors import Conflict, Invalid, VersionMismatch
+from .errors import Conflict, VersionMismatch
 from .play import Play
+from .retries import check_reuse
 from .unit_of_work import UnitOfWork
 from .views import SeatAnswer, Views, dumps, event_json
 
@@ -127,9 +128,15 @@ class Actions:
             self.ratings.fold(next(e.position for e in appended.events if e.type == "match_ended"))
         return after, appended.events
 
-    def _answer(self, uow: UnitOfWork, state: State, events: list[StoredEvent], caller: Caller, match_id) -> bytes:
-        """An action's answer, as JSON: the caller's view after it, and every event it caused."""
-        context = self.views.context(uow.conn, state, match_id, stored=True)
+    def _answer(
+        self, uow: UnitOfWork, state: State, events: list[StoredEvent], caller: Caller, match_id, *, then: bool = False,
+    ) -> bytes:
+        """An action's answer, as JSON: the caller's view after it, and every event it
+        caused (``then``: given again, with the view's extras as they were then)."""
+        if then:
+            context = self.views.context_then(uow.conn, state, match_id)
+        else:
+            context = self.views.context(uow.conn, state, match_id, stored=True)
         view = self.views.encoded(state, caller.seat, match_id, context)
         return b'{"view":%s,"events":%s}' % (view, dumps([event_json(e, caller.seat) for e in events]))
 
@@ -137,16 +144,15 @@ class Actions:
         record = find_idempotency_record(uow.conn, match_id, caller.scope, key)
         if record is None:
             return None
-        if record.fingerprint != fingerprint:
-            raise Invalid("this Idempotency-Key was used for a different request in this match", code="idempotency_key_reused")
+        check_reuse(record, fingerprint)
         if record.body is not None:  # stored by an earlier version of the service
             return ActionResult(record.body, record.body["view"]["version"], record.status, True)
-        # The first answer, rebuilt: the view at the request's last event, and its events.
+        # The first answer, rebuilt: the view at the request's last event as it was then, and its events.
         assert record.first_seq is not None and record.last_seq is not None, "the table's CHECK: without a body, its events"
         count = record.last_seq - record.first_seq + 1
         events = self.store.read(match_id, after=record.first_seq - 1, limit=count, conn=uow.conn)
         state = self.store.state_at(match_id, record.last_seq, conn=uow.conn)
-        return ActionResult(self._answer(uow, state, events, caller, match_id), state.version, record.status, True)
+        return ActionResult(self._answer(uow, state, events, caller, match_id, then=True), state.version, record.status, True)
 
     # --- reading ------------------------------------------------------------------------
 

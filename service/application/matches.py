@@ -3,7 +3,8 @@
 Online play: a match may have open seats, taken with ``join`` (by its invite code, whose
 hash is kept with the match, or without one when the match is public); a finished match
 can be played again (``rematch``) by the same seats, swapped so that the other one
-starts, each getting its seat token when it asks.
+starts, each getting its seat token when it asks.  Both may be sent with an
+Idempotency-Key, and a retry then gets the first answer, its token too (``retries``).
 
 Every new match -- made here, or imported (``service.application.records``) -- is
 written by ``stage_new_match``: its events, its seat tokens' hashes, the players bound to
@@ -26,7 +27,9 @@ from service.engine.rules import rules_from_json
 from service.store import (
     ConcurrencyError,
     EventStore,
+    NewIdempotencyRecord,
     online,
+    save_idempotency_record,
     save_seat_token_once,
     save_seat_tokens,
 )
@@ -35,9 +38,11 @@ from service.store import provenance as provenance_rows
 from service.store.provenance import Provenance
 
 from . import tokens
+from .actions import fingerprint_of
 from .callers import Callers
 from .errors import Conflict, Forbidden, Invalid, NoRematch, SeatTaken
 from .play import Play
+from .retries import Retries
 from .unit_of_work import UnitOfWork
 from .views import Views, public_seats, view_for
 
@@ -67,6 +72,8 @@ class Joined:
     token: str
     state: State
     view: dict
+    #: The first answer to this Idempotency-Key, given again.
+    replayed: bool = False
 
 
 @dataclass
@@ -78,6 +85,8 @@ class Rematched:
     created: bool
     state: State
     view: dict
+    #: The first answer to this Idempotency-Key, given again.
+    replayed: bool = False
 
 
 @dataclass
@@ -120,11 +129,12 @@ def rematch_seat(seat: dict) -> dict:
 
 
 class MatchService:
-    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play):
+    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play, retries: Retries):
         self.store = store
         self.callers = callers
         self.views = views
         self.play = play
+        self.retries = retries
 
     def stage_new_match(
         self, uow: UnitOfWork, match_id: uuid.UUID, appends: list[dict], *, seat_tokens: Mapping[int, str],
@@ -201,12 +211,20 @@ class MatchService:
 
     # --- joining ------------------------------------------------------------------------
 
-    def join(self, token: str | None, match_id: uuid.UUID, code: str | None, name: str | None) -> Joined:
+    def join(
+        self, token: str | None, match_id: uuid.UUID, code: str | None, name: str | None, key: str | None = None,
+    ) -> Joined:
         """Take an open seat (for the calling player, if a player calls): with the invite
         code, or without one in a public match.  SeatTaken when every seat is taken,
-        also when another player took the last one a moment before."""
+        also when another player took the last one a moment before.  With ``key``, a
+        retry is answered as the first request was."""
         with UnitOfWork(self.store) as uow:
             player = self.callers.optional_player(uow, token)
+            asked = None
+            if key is not None:
+                scope = f"join:player:{player}" if player is not None else "join"
+                asked = NewIdempotencyRecord(scope, key, fingerprint_of({"code": code, "name": name}, None), 201)
+            secret = self.retries.secret(uow.conn) if asked is not None else b""
             if name is None and player is not None:
                 known = store_players.get_player(uow.conn, player)
                 assert known is not None, "the caller's player exists (players are never deleted)"
@@ -214,8 +232,12 @@ class MatchService:
             if name is None:
                 raise Invalid("say the name to play under", errors={"name": ["required without a player token"]})
             for attempt in (1, 2):
+                found = self.retries.find(uow.conn, match_id, asked) if asked is not None else None
+                if found is not None:
+                    assert asked is not None and found.first_seq is not None and found.last_seq is not None
+                    return self._joined_again(uow, match_id, asked, found.first_seq, found.last_seq, found.sealed_token, secret)
                 try:
-                    seat, seat_token, state = self._join(uow, match_id, code, name, player)
+                    seat, seat_token, state = self._join(uow, match_id, code, name, player, asked, secret)
                     break
                 except ConcurrencyError:
                     if attempt == 2:
@@ -225,7 +247,24 @@ class MatchService:
             view = self.views.view(state, seat, match_id, context)
         return Joined(match_id, seat, seat_token, state, view)
 
-    def _join(self, uow: UnitOfWork, match_id: uuid.UUID, code: str | None, name: str, player: uuid.UUID | None):
+    def _joined_again(
+        self, uow: UnitOfWork, match_id: uuid.UUID, asked: NewIdempotencyRecord, first_seq: int, last_seq: int,
+        sealed: bytes | None, secret: bytes,
+    ) -> Joined:
+        """The first answer to a join with this key: its seat, its token, its view as then."""
+        (joined,) = self.store.read(match_id, after=first_seq - 1, limit=1, conn=uow.conn)
+        seat = joined.data["seat"]
+        seat_token = self.retries.unseal(uow.conn, secret, match_id, asked, sealed, match_id, seat)
+        if seat_token is None:
+            raise SeatTaken("this request took its seat before, but the service can no longer give its token again")
+        state = self.store.state_at(match_id, last_seq, conn=uow.conn)
+        view = self.views.view(state, seat, match_id, self.views.context_then(uow.conn, state, match_id))
+        return Joined(match_id, seat, seat_token, state, view, replayed=True)
+
+    def _join(
+        self, uow: UnitOfWork, match_id: uuid.UUID, code: str | None, name: str, player: uuid.UUID | None,
+        asked: NewIdempotencyRecord | None = None, secret: bytes = b"",
+    ):
         state = self.store.load(match_id, conn=uow.conn)
         invite = online.find_invite(uow.conn, match_id)
         if invite is None or state.phase != WAITING:
@@ -255,19 +294,32 @@ class MatchService:
         uow.write(lambda conn: save_seat_tokens(conn, match_id, {seat: token_hash}))
         if player is not None:
             uow.write(lambda conn: store_players.bind_seats(conn, match_id, {seat: str(player)}))
+        if asked is not None:
+            sealed = self.retries.seal(secret, match_id, asked, seat_token)
+            first, last = state.version + 1, state.version + len(events)
+            uow.write(lambda conn: save_idempotency_record(conn, match_id, asked, first_seq=first, last_seq=last, sealed_token=sealed))
         uow.commit()
         self.play.report(moves)
         return seat, seat_token, after
 
     # --- playing again --------------------------------------------------------------------
 
-    def rematch(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> Rematched:
+    def rematch(self, token: str, match_id: uuid.UUID, asked_seat: str | None, key: str | None = None) -> Rematched:
         """The match played again by the same seats and rules, swapped so that the other
         seat starts; made by the first seat to ask, found by the second.  Each seat gets
-        its token in the rematch when it first asks."""
+        its token in the rematch when it first asks (with ``key``: also when it asks
+        again with that key)."""
         with UnitOfWork(self.store) as uow:
             caller = self.callers.seat_for_match(uow, token, match_id, asked_seat, "plays for no seat")
             assert caller.seat is not None, "seat_for_match refuses the operator: the caller holds a seat"
+            asked = None
+            if key is not None:
+                asked = NewIdempotencyRecord(f"rematch:{caller.scope}", key, fingerprint_of({"type": "rematch"}, None), 201)
+            secret = self.retries.secret(uow.conn) if asked is not None else b""
+            found = self.retries.find(uow.conn, match_id, asked) if asked is not None else None
+            if found is not None:
+                assert asked is not None
+                return self._rematched_again(uow, match_id, asked, found, secret)
             state = self.store.load(match_id, conn=uow.conn)
             existing = online.rematch_of(uow.conn, match_id)
         if state.phase != MATCH_OVER or state.end_reason == "aborted":
@@ -286,6 +338,10 @@ class MatchService:
                             raise _Linked(linked)
 
                     uow.write(link)
+                    if asked is not None:
+                        sealed = self.retries.seal(secret, match_id, asked, seat_tokens[new_seat])
+                        body = {"id": str(new_id), "seat": new_seat, "version": made.version}
+                        uow.write(lambda conn: save_idempotency_record(conn, match_id, asked, body=body, sealed_token=sealed))
                     uow.commit()
                     self.play.report(moves)
                     return self._rematched(uow, new_id, new_seat, seat_tokens.get(new_seat), True, made)
@@ -294,14 +350,41 @@ class MatchService:
         new_token = tokens.seat_token(existing)
         token_hash = tokens.hash_token(new_token)
         with UnitOfWork(self.store) as uow:
-            saved = uow.write(lambda conn: save_seat_token_once(conn, existing, new_seat, token_hash), alone=True)
-            uow.commit()
-            seat_token = new_token if saved.value else None  # None: this seat was given its token before
-            return self._rematched(uow, existing, new_seat, seat_token, False, self.store.load(existing, conn=uow.conn))
+            current = self.store.load(existing, conn=uow.conn)
 
-    def _rematched(self, uow: UnitOfWork, match_id, seat: int, token: str | None, created: bool, state: State) -> Rematched:
-        context = self.views.context(uow.conn, state, match_id)
-        return Rematched(match_id, seat, token, created, state, self.views.view(state, seat, match_id, context))
+            def give(conn) -> bool:
+                if not save_seat_token_once(conn, existing, new_seat, token_hash):
+                    return False
+                if asked is not None:
+                    body = {"id": str(existing), "seat": new_seat, "version": current.version}
+                    sealed = self.retries.seal(secret, match_id, asked, new_token)
+                    save_idempotency_record(conn, match_id, asked._replace(status=200), body=body, sealed_token=sealed)
+                return True
+
+            saved = uow.write(give, alone=asked is None)
+            uow.commit()
+            if not saved.value and asked is not None:
+                # Given before: by this key's request, racing this one, or without it.
+                found = self.retries.find(uow.conn, match_id, asked)
+                if found is not None:
+                    return self._rematched_again(uow, match_id, asked, found, secret)
+            seat_token = new_token if saved.value else None  # None: this seat was given its token before
+            return self._rematched(uow, existing, new_seat, seat_token, False, current)
+
+    def _rematched(
+        self, uow: UnitOfWork, match_id, seat: int, token: str | None, created: bool, state: State, *, then: bool = False,
+    ) -> Rematched:
+        context = self.views.context_then(uow.conn, state, match_id) if then else self.views.context(uow.conn, state, match_id)
+        view = self.views.view(state, seat, match_id, context)
+        return Rematched(match_id, seat, token, created, state, view, replayed=then)
+
+    def _rematched_again(self, uow: UnitOfWork, match_id, asked: NewIdempotencyRecord, found, secret: bytes) -> Rematched:
+        """The first answer to a rematch with this key: the rematch, the seat, its token
+        (None when the retry secret changed since) and the view as it was then."""
+        new_id, seat = uuid.UUID(found.body["id"]), found.body["seat"]
+        seat_token = self.retries.unseal(uow.conn, secret, match_id, asked, found.sealed_token, new_id, seat)
+        state = self.store.state_at(new_id, found.body["version"], conn=uow.conn)
+        return self._rematched(uow, new_id, seat, seat_token, found.status == 201, state, then=True)
 
     # --- listing ------------------------------------------------------------------------
 

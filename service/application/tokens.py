@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -41,8 +42,16 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def seat_token(match_id: uuid.UUID) -> str:
-    return f"{SEAT}.{match_id.hex}.{new_secret()}"
+def seat_token(match_id: uuid.UUID, raw: bytes | None = None) -> str:
+    """A new seat token of the match (``raw``: its 32 random bytes, when chosen already)."""
+    raw = secrets.token_bytes(32) if raw is None else raw
+    return f"{SEAT}.{match_id.hex}.{base64.urlsafe_b64encode(raw).rstrip(b'=').decode()}"
+
+
+def seat_token_bytes(token: str) -> bytes:
+    """The 32 random bytes of a seat token (``seat_token``'s ``raw``)."""
+    secret = token.rsplit(".", 1)[1]
+    return base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))
 
 
 def player_token(player_id: uuid.UUID) -> str:

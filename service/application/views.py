@@ -175,6 +175,18 @@ class Views:
             return Context(now=context.now, provenance=context.provenance, degraded=True)
         return context
 
+    def context_then(self, conn: psycopg.Connection, state: State, match_id: uuid.UUID) -> Context:
+        """The context of an answer given before, at ``state`` (an Idempotency-Key's
+        retry), as it was then: its time was its last event's (so a timeout claim
+        listed since is not), and no rematch existed yet (a match is played again once
+        it is over, after the answer that ended it).  Who follows the match live was
+        not kept: that one is as now."""
+        context = self.context(conn, state, match_id, stored=True)
+        if state.last_at is not None:
+            context.now = datetime.fromisoformat(state.last_at)
+        context.rematch = None
+        return context
+
     def view(self, state: State, seat: int | None, match_id: uuid.UUID, context: Context, *, operator_asked: str | None = None) -> dict:
         """The view of ``seat`` (None: the operator's, of the seat asked for, with the hidden cards)."""
         body = view_for(state, seat if seat is not None else operator_seat(operator_asked), match_id, **context.view_options())

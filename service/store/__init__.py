@@ -51,6 +51,8 @@ from .idempotency import (
     IdempotencyRecord,
     NewIdempotencyRecord,
     find_idempotency_record,
+    save_idempotency_record,
+    service_secret,
 )
 from .seat_tokens import save_seat_token_once, save_seat_tokens, seat_of_token
 from .summaries import MatchSummary
@@ -73,6 +75,8 @@ __all__ = [
     "data_dir",
     "database_url",
     "find_idempotency_record",
+    "save_idempotency_record",
+    "service_secret",
     "save_seat_token_once",
     "save_seat_tokens",
     "seat_of_token",

@@ -15,12 +15,14 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 from uuid import UUID
 
 import psycopg
+from psycopg.types.json import Jsonb
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,8 @@ class IdempotencyRecord:
     created_at: datetime
     first_seq: int | None = None
     last_seq: int | None = None
+    #: A join's or a rematch's seat token, sealed (``service.application.retries``).
+    sealed_token: bytes | None = None
 
 
 class NewIdempotencyRecord(NamedTuple):
@@ -51,11 +55,34 @@ class NewIdempotencyRecord(NamedTuple):
 
 def find_idempotency_record(conn, match_id: UUID, scope: str, key: str) -> IdempotencyRecord | None:
     row = conn.execute(
-        "SELECT fingerprint, status, body, created_at, first_seq, last_seq FROM idempotency_keys"
+        "SELECT fingerprint, status, body, created_at, first_seq, last_seq, sealed_token FROM idempotency_keys"
         " WHERE match_id = %s AND scope = %s AND key = %s",
         (match_id, scope, key),
     ).fetchone()
     return IdempotencyRecord(*row) if row else None
+
+
+def save_idempotency_record(
+    conn, match_id: UUID, record: NewIdempotencyRecord, *, first_seq: int | None = None, last_seq: int | None = None,
+    body: Any = None, sealed_token: bytes | None = None,
+) -> None:
+    """Save a record by itself (a join's or a rematch's, in its transaction): the events
+    it caused, or its ``body``; and the seat token it gave, sealed."""
+    conn.execute(
+        "INSERT INTO idempotency_keys (match_id, scope, key, fingerprint, status, body, first_seq, last_seq, sealed_token)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (match_id, record.scope, record.key, record.fingerprint, record.status, Jsonb(body) if body is not None else None,
+         first_seq, last_seq, sealed_token),
+    )
+
+
+def service_secret(conn, name: str, make: Callable[[], bytes]) -> bytes:
+    """The service's own secret ``name``: made (``make``) by the first process to ask,
+    the same for every process after."""
+    conn.execute("INSERT INTO service_secrets (name, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING", (name, make()))
+    row = conn.execute("SELECT secret FROM service_secrets WHERE name = %s", (name,)).fetchone()
+    assert row is not None, "inserted unless there was one: rows of service_secrets are never deleted"
+    return bytes(row[0])
 
 
 # How long an answer is kept at least: a client retrying later than this with the same
