@@ -5,6 +5,8 @@ Under ``gin-rummy serve`` every request is a greenlet of a gevent event loop
 that the loop keeps serving meanwhile: under gevent, in gevent's pool of native threads
 (the function then holds the interpreter for at most the switch interval at a time,
 5 ms), else directly.  Only for pure computations: no database, no socket.
+``off_loop_timed`` does the same and also answers the CPU-seconds the function took
+(measured in the thread that ran it, so other requests' work is not counted).
 
 ``on_hangup(sock, callback)`` calls back when the client closes its connection,
 which a server that only writes to it (a live stream, between heartbeats) would
@@ -15,6 +17,7 @@ Under gevent only (elsewhere it watches nothing).
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -32,6 +35,17 @@ def off_loop(function: Callable[..., T], *args) -> T:
     import gevent
 
     return gevent.get_hub().threadpool.apply(function, args)
+
+
+def _timed(function: Callable[..., T], args: tuple) -> tuple[T, float]:
+    started = time.thread_time()
+    result = function(*args)
+    return result, time.thread_time() - started
+
+
+def off_loop_timed(function: Callable[..., T], *args) -> tuple[T, float]:
+    """``(function(*args), the CPU-seconds it took)``, off the event loop as ``off_loop``."""
+    return off_loop(_timed, function, args)
 
 
 def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:

@@ -17,6 +17,7 @@ from service.store import players as store_players
 
 from . import tokens
 from .callers import Callers
+from .costs import Costs
 from .errors import NotFound
 from .matches import Page
 from .unit_of_work import UnitOfWork
@@ -52,12 +53,15 @@ def player_not_found(player: object) -> NotFound:
 
 
 class Players:
-    def __init__(self, store: EventStore, callers: Callers):
+    def __init__(self, store: EventStore, callers: Callers, costs: Costs):
         self.store = store
         self.callers = callers
+        self.costs = costs
 
-    def create_guest(self, name: str) -> dict:
-        """A new guest: its id, its name and its token (shown only this once)."""
+    def create_guest(self, name: str, *, address: str | None = None) -> dict:
+        """A new guest: its id, its name and its token (shown only this once); guests
+        made are counted per client address (RateLimited before any write)."""
+        self.costs.guest(address)
         player_id = uuid.uuid4()
         token = tokens.player_token(player_id)
         with UnitOfWork(self.store) as uow:
