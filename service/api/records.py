@@ -8,6 +8,7 @@ import uuid
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
+from service.application.costs import Payer
 from service.application.views import public_seats, status_of
 from service.records.records import MAX_RECORD_EVENTS, MAX_RECORD_HANDS, schema_text
 from service.records.text import record_text
@@ -77,6 +78,7 @@ def _import_rate() -> None:
         seconds = max(1, math.ceil(wait))
         raise Problem(429, "rate_limited", f"too many imports from this client address; retry after {seconds} s",
                       headers={"Retry-After": str(seconds)})
+    app().costs.admit(Payer(request.remote_addr))  # a spent CPU budget, a busy instance: before the body
 
 
 @bp.post("/matches/import")

@@ -94,10 +94,31 @@ class Costs:
             out.append(("cpu:caller", payer.caller, self.settings.cpu_per_token))
         return out
 
+    def admit(self, payer: Payer) -> None:
+        """Refuse now what ``heavy`` would refuse (a spent budget, every slot taken):
+        before a request's body is even read."""
+        with self._lock:
+            if self._slots is not None and self._running >= self._slots:
+                raise self._busy()
+        self._check_budgets(self._budgets(payer))
+
     def heavy(self, payer: Payer | None, function: Callable[..., T], *args) -> T:
         """``function(*args)`` off the event loop, if the payer's budgets are not spent
         and a slot of the process is free; its CPU-seconds charged to the payer."""
         budgets = self._budgets(payer) if payer is not None else []
+        self._check_budgets(budgets)
+        self._enter()
+        try:
+            result, cpu = off_loop_timed(function, *args)
+        finally:
+            self._leave()
+        if budgets:
+            with self.store.connection() as conn:
+                for scope, key, rate in budgets:
+                    buckets.take(conn, scope, key, rate.per_second, rate.burst, amount=cpu, need=-1e18)
+        return result
+
+    def _check_budgets(self, budgets: list[tuple[str, str, Rate]]) -> None:
         if budgets:
             with self.store.connection() as conn:
                 for scope, key, rate in budgets:
@@ -110,24 +131,17 @@ class Costs:
                             f"the CPU budget of {who} is spent (imports and analyses); retry after {after} s",
                             code="cpu_budget_spent", retry_after=after,
                         )
-        self._enter()
-        try:
-            result, cpu = off_loop_timed(function, *args)
-        finally:
-            self._leave()
-        if budgets:
-            with self.store.connection() as conn:
-                for scope, key, rate in budgets:
-                    buckets.take(conn, scope, key, rate.per_second, rate.burst, amount=cpu, need=-1e18)
-        return result
+
+    def _busy(self) -> Unavailable:
+        return Unavailable(
+            f"this instance is computing {self._running} import(s) or analysis(es) already; retry shortly",
+            code="busy", retry_after=BUSY_RETRY_SECONDS,
+        )
 
     def _enter(self) -> None:
         with self._lock:
             if self._slots is not None and self._running >= self._slots:
-                raise Unavailable(
-                    f"this instance is computing {self._running} import(s) or analysis(es) already; retry shortly",
-                    code="busy", retry_after=BUSY_RETRY_SECONDS,
-                )
+                raise self._busy()
             self._running += 1
 
     def _leave(self) -> None:
