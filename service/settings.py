@@ -185,6 +185,27 @@ class Settings:
         "GIN_RUMMY_IMPORT_RATE_LIMIT_PER_ADDRESS", _rate, Rate(0.5, 30), "Record imports per client address."
     )
     max_content_length: int = setting(None, _INT, 64 * 1024, "The largest request body in bytes (records: their own).")
+    guests_per_address: Rate | None = setting(
+        "GIN_RUMMY_GUESTS_PER_ADDRESS", _rate, Rate(10 / 60, 20), "Guest players made per client address (all processes)."
+    )
+    invites_per_address: Rate | None = setting(
+        "GIN_RUMMY_INVITES_PER_ADDRESS", _rate, Rate(20 / 3600, 10),
+        "Matches with an open seat (an invite, public or not) made per client address (all processes).",
+    )
+    public_matches_per_player: int | None = setting(
+        "GIN_RUMMY_PUBLIC_MATCHES_PER_PLAYER", parse_count_limit, 3, "Public matches in the lobby at once per player."
+    )
+    cpu_per_address: Rate | None = setting(
+        "GIN_RUMMY_CPU_PER_ADDRESS", _rate, Rate(0.1, 30),
+        "CPU-seconds of imports and analyses per client address (all processes).",
+    )
+    cpu_per_token: Rate | None = setting(
+        "GIN_RUMMY_CPU_PER_TOKEN", _rate, Rate(0.1, 30), "CPU-seconds of analyses per player, seat or operator."
+    )
+    heavy_jobs_per_process: int | None = setting(
+        "GIN_RUMMY_HEAVY_JOBS_PER_PROCESS", parse_count_limit, 1,
+        "Imports and analyses computed at once in one process; more are answered 503 busy.",
+    )
     # --- live streams -------------------------------------------------------------------
     streams_per_token: int | None = setting(
         "GIN_RUMMY_STREAMS_PER_TOKEN", parse_count_limit, 4, "Live streams open at once per seat, in one process."

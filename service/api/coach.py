@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from . import schemas as s
 from .docs import operation
 from .http import NO_STORE, PROBLEMS, app, asked_seat, bearer_token, with_etag
 
 bp = Blueprint("coach", __name__)
+
+COSTS = (
+    "A hand's analysis, once computed, is kept for every later request; computing one is charged the CPU-seconds "
+    "it takes to the caller and to the client address: once a budget is spent, 429 `cpu_budget_spent` with "
+    "Retry-After; while the instance is computing others, 503 `busy` with Retry-After."
+)
 
 
 @bp.get("/matches/<match_id>/hint")
@@ -37,17 +43,18 @@ def get_hint(match_id: uuid.UUID):
 @operation(
     summary="Every decision of a hand weighed: the play, the best play, what it cost",
     tags=["coach"],
-    responses={200: s.HandAnalysisSchema, **PROBLEMS},
+    responses={200: s.HandAnalysisSchema, 429: s.ProblemSchema, 503: s.ProblemSchema, **PROBLEMS},
     description=(
         "For each decision of each seat (take or pass the upcard, the draw's source, the discard with knocking, "
         "Gin or playing on): the play made, the analyser's best play, and the expected points the play cost, "
         "estimated from what that seat knew at that moment (never the hidden cards), classed `good` (below 1.5), "
         "`inaccuracy` (below 4), `mistake` (below 10) or `blunder`; per seat an accuracy figure. Seats see a hand's "
-        "analysis once it is over; the operator any hand. The same record always gives the same analysis."
+        "analysis once it is over; the operator any hand. The same record always gives the same analysis. "
+        + COSTS
     ),
 )
 def hand_analysis(match_id: uuid.UUID, number: int):
-    body, version = app().coaching.hand_analysis(bearer_token(), match_id, asked_seat(), number)
+    body, version = app().coaching.hand_analysis(bearer_token(), match_id, asked_seat(), number, address=request.remote_addr)
     return with_etag(body, version)
 
 
@@ -55,13 +62,13 @@ def hand_analysis(match_id: uuid.UUID, number: int):
 @operation(
     summary="The accuracy of each seat, hand by hand and over the match",
     tags=["coach"],
-    responses={200: s.MatchAnalysisSchema, **PROBLEMS},
+    responses={200: s.MatchAnalysisSchema, 429: s.ProblemSchema, 503: s.ProblemSchema, **PROBLEMS},
     description=(
         "The hands over so far (for the operator, also the one being played), each with the seats' accuracy and "
         "the count of each class of decision, and the same over all of them. Each hand's decisions: "
-        "`GET /matches/{id}/hands/{n}/analysis`."
+        "`GET /matches/{id}/hands/{n}/analysis`. " + COSTS
     ),
 )
 def match_analysis(match_id: uuid.UUID):
-    body, version = app().coaching.match_analysis(bearer_token(), match_id, asked_seat())
+    body, version = app().coaching.match_analysis(bearer_token(), match_id, asked_seat(), address=request.remote_addr)
     return with_etag(body, version)

@@ -78,19 +78,21 @@ def seats_with_tokens(seats: list[dict], tokens: dict[int, str]) -> list[dict]:
     summary="Create a match",
     tags=["matches"],
     body=s.CreateMatchSchema,
-    responses={201: s.MatchCreatedSchema, 422: s.ProblemSchema},
+    responses={201: s.MatchCreatedSchema, 422: s.ProblemSchema, 429: s.ProblemSchema},
     auth=False,
     description=(
         "Every field has a default: `{}` creates a classic match between a person and a medium computer. "
         "The answer holds one bearer token per human seat, shown only this once. To play someone on another "
         "device, make their seat `{\"kind\": \"open\"}`: the answer then carries an `invite` (a code and a link "
         "to the web client's join page) for them, the match waits for them (phase `waiting_for_players`, no "
-        "hand dealt) and `public: true` also lists it in the lobby."
+        "hand dealt) and `public: true` also lists it in the lobby. Matches with an open seat are limited per "
+        "client address (429 `rate_limited` with Retry-After), and a player's public matches waiting in the lobby "
+        "at once (429 `too_many_public_matches`)."
     ),
 )
 def create_match(body: dict):
     public = body.pop("public", False)
-    created = app().matches.create(optional_bearer(), body, public=public)
+    created = app().matches.create(optional_bearer(), body, public=public, address=request.remote_addr)
     state = created.state
     assert state.rules is not None, "a match is created started: it has its rules"
     answer = {

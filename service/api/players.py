@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from service.application.players import ESTABLISHED_DEVIATION, LEADERBOARD_MIN_MATCHES, player_not_found
 
@@ -22,15 +22,16 @@ PLAYER_PROBLEMS = {401: s.ProblemSchema, 403: s.ProblemSchema}
     summary="Become a guest player",
     tags=["players"],
     body=s.PlayerSpecSchema,
-    responses={201: s.PlayerCreatedSchema, 422: s.ProblemSchema},
+    responses={201: s.PlayerCreatedSchema, 422: s.ProblemSchema, 429: s.ProblemSchema},
     auth=False,
     description=(
         "A player outlives a match: with its token (`Authorization: Bearer <token>`) a person creates and joins "
-        "matches, and reads and acts on the seats they hold from any device. The token is shown only this once."
+        "matches, and reads and acts on the seats they hold from any device. The token is shown only this once. "
+        "Guests made are limited per client address (429 `rate_limited` with Retry-After)."
     ),
 )
 def create_player(body: dict):
-    made = app().players.create_guest(body["name"])
+    made = app().players.create_guest(body["name"], address=request.remote_addr)
     return with_etag(s.shared(s.PlayerCreatedSchema).dump(made), 0, 201, NO_STORE)
 
 

@@ -8,8 +8,9 @@ import uuid
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
+from service.application.costs import Payer
 from service.application.views import public_seats, status_of
-from service.records.records import MAX_RECORD_EVENTS, schema_text
+from service.records.records import MAX_RECORD_EVENTS, MAX_RECORD_HANDS, schema_text
 from service.records.text import record_text
 
 from . import schemas as s
@@ -77,6 +78,7 @@ def _import_rate() -> None:
         seconds = max(1, math.ceil(wait))
         raise Problem(429, "rate_limited", f"too many imports from this client address; retry after {seconds} s",
                       headers={"Retry-After": str(seconds)})
+    app().costs.admit(Payer(request.remote_addr))  # a spent CPU budget, a busy instance: before the body
 
 
 @bp.post("/matches/import")
@@ -85,14 +87,17 @@ def _import_rate() -> None:
     tags=["records"],
     body=s.MatchRecordSchema,
     responses={201: s.ImportResultSchema, 200: s.ImportResultSchema, 409: s.ProblemSchema, 413: s.ProblemSchema,
-               422: s.ProblemSchema, 429: s.ProblemSchema},
+               422: s.ProblemSchema, 429: s.ProblemSchema, 503: s.ProblemSchema},
     auth=False,
     before=lambda: _import_rate(),
     body_limit=MAX_RECORD_BYTES,
     body_name="the record",
     description=(
-        f"At most {MAX_RECORD_EVENTS} events and {MAX_RECORD_BYTES // (1024 * 1024)} MiB (413 `body_too_large`; "
-        "422 `record_too_long`), and a limited number of imports per minute from one address (429 `rate_limited`). "
+        f"At most {MAX_RECORD_EVENTS} events, {MAX_RECORD_HANDS} hands and {MAX_RECORD_BYTES // (1024 * 1024)} MiB "
+        "(413 `body_too_large`; 422 `record_too_long`, counted before any check walks the record), and a limited "
+        "number of imports per minute from one address (429 `rate_limited`). The CPU-seconds each check takes are "
+        "charged to the address: once its budget is spent, 429 `cpu_budget_spent` with Retry-After; while the "
+        "instance is checking other records, 503 `busy` with Retry-After. "
         "The record is checked against its JSON Schema, then every event is replayed through the rules; the first "
         "that does not follow is refused with 422 naming its `index` and the `rule` broken, as is an event dated in "
         "the future. A valid record becomes a match (201, with a token per human seat so an unfinished match can be "
@@ -105,7 +110,7 @@ def _import_rate() -> None:
     ),
 )
 def import_one(body):
-    imported = app().records.import_record(body)
+    imported = app().records.import_record(body, address=request.remote_addr)
     state = imported.state
     answer = {
         "id": str(imported.match_id),

@@ -12,6 +12,7 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
 - ``actions``: act (idempotent retries included), the view, the events feed
 - ``streams``: the live stream of a match
 - ``coaching``: hints and analyses
+- ``costs``: limits by cost: creations per address and player, CPU per address and caller
 - ``records``: export, import (written by the code that writes every new match), past
   states, hands, the audit
 - ``players``: guests, the calling player, profiles, the leaderboard
@@ -40,6 +41,7 @@ from service.store.idempotency import purge_periodically
 from .actions import Actions
 from .callers import Callers
 from .coaching import Coaching
+from .costs import Costs
 from .errors import ApplicationError
 from .hooks import Hooks
 from .matches import MatchService
@@ -85,12 +87,13 @@ class Application:
         self.callers = Callers(store, settings.operator_token, verifier_of(settings))
         self.views = Views(store, self.presence, clock)
         self.play = Play(store, hooks, clock, deal_rng)
-        self.matches = MatchService(store, self.callers, self.views, self.play, Retries(settings.retry_secret))
+        self.costs = Costs(store, settings)
+        self.matches = MatchService(store, self.callers, self.views, self.play, Retries(settings.retry_secret), self.costs)
         self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
-        self.coaching = Coaching(store, self.callers, self.play)
-        self.records = Records(store, self.callers, self.views, self.matches, self.play, self.signer)
-        self.players = Players(store, self.callers, settings.rated_players, settings.leaderboard_min_opponents)
+        self.coaching = Coaching(store, self.callers, self.play, self.costs)
+        self.records = Records(store, self.callers, self.views, self.matches, self.play, self.signer, self.costs)
+        self.players = Players(store, self.callers, self.costs, settings.rated_players, settings.leaderboard_min_opponents)
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
 

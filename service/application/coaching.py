@@ -3,8 +3,12 @@
 A hint is the coach's best play from what the seat knows (its view and its history of
 the hand), recorded as a ``hint_shown`` event; asked again before anything else happens,
 the same hint is answered without another event.  An analysis weighs every decision of
-the hands over so far, from the events alone; a finished hand's is kept (an ``LRU``) by
-match, hand and the analyser's version, since the same record always gives the same one.
+the hands over so far, from the events alone; a finished hand's is kept in PostgreSQL
+(``hand_analyses``: by match, hand, the analyser's version and seat, every worker
+finding it), since the same record always gives the same one. Only hands that are over
+are kept, whose cards every seat may see: the operator's analysis of a hand being played
+is computed for the operator alone and never kept. Computing one is a heavy job
+(``costs``): its CPU-seconds are charged to the caller and to the client address.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from service.bots import BOTS_VERSION
 from service.coach.analysis import analyse, summary
 from service.cooperative import off_loop
 from service.engine import State, check_hint, decide, fold, hand_history, seat_view
-from service.lru import LRU
 from service.records.hands import hand_is_over, split_hands
 from service.store import ConcurrencyError, EventStore
+from service.store import limits as kept
 
 from .callers import Caller, Callers
+from .costs import Costs, Payer
 from .errors import Conflict, Forbidden, HiddenUntilOver
 from .play import Play
 from .records import hand_not_found, match_events
@@ -40,11 +45,11 @@ class Hint:
 
 
 class Coaching:
-    def __init__(self, store: EventStore, callers: Callers, play: Play):
+    def __init__(self, store: EventStore, callers: Callers, play: Play, costs: Costs):
         self.store = store
         self.callers = callers
         self.play = play
-        self._analyses: LRU[tuple[uuid.UUID, int, str], list[dict]] = LRU(1024)
+        self.costs = costs
 
     def hint(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> Hint:
         """A hint for the caller's seat, the seat to act (IllegalMoveError ``hints_off``,
@@ -87,25 +92,29 @@ class Coaching:
 
     # --- analysis -----------------------------------------------------------------------
 
-    def hand_analysis(self, token: str, match_id: uuid.UUID, asked_seat: str | None, number: int) -> tuple[dict, int]:
+    def hand_analysis(
+        self, token: str, match_id: uuid.UUID, asked_seat: str | None, number: int, *, address: str | None = None
+    ) -> tuple[dict, int]:
         """Every decision of hand ``number`` weighed, and the version it was read at."""
         caller, events, over = self._hands(token, match_id, asked_seat)
         if number not in over:
             raise hand_not_found(len(over), number)
         if not caller.is_operator and not over[number]:
             raise HiddenUntilOver("the analysis of a hand still being played")
-        decisions = self._analysed(match_id, events, [number], over)[number]
+        decisions = self._analysed(payer_of(caller, address), match_id, events, [number], over)[number]
         body = {
             "match_id": str(match_id), "hand": number, "over": over[number], "analyser": BOTS_VERSION,
             "decisions": decisions, **summary(decisions),
         }
         return body, len(events)
 
-    def match_analysis(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> tuple[dict, int]:
+    def match_analysis(
+        self, token: str, match_id: uuid.UUID, asked_seat: str | None, *, address: str | None = None
+    ) -> tuple[dict, int]:
         """Each seat's accuracy, hand by hand (those over; the operator's: all) and over all."""
         caller, events, over = self._hands(token, match_id, asked_seat)
         numbers = [n for n in over if over[n] or caller.is_operator]
-        analysed = self._analysed(match_id, events, numbers, over)
+        analysed = self._analysed(payer_of(caller, address), match_id, events, numbers, over)
         hands = [{"hand": n, "over": over[n], **summary(analysed[n])} for n in numbers]
         every = [d for n in numbers for d in analysed[n]]
         body = {"match_id": str(match_id), "analyser": BOTS_VERSION, "hands": hands, **summary(every)}
@@ -118,14 +127,32 @@ class Coaching:
         hands = split_hands(events)
         return caller, events, {n: hand_is_over(h) for n, h in enumerate(hands, start=1)}
 
-    def _analysed(self, match_id: uuid.UUID, events: list[dict], numbers: list[int], over: dict[int, bool]) -> dict[int, list[dict]]:
-        """Each hand's decisions, from the memo where it holds them (hands that are over)."""
-        out = {n: self._analyses.get((match_id, n, BOTS_VERSION)) for n in numbers}
-        missing = {n for n, found in out.items() if found is None}
+    def _analysed(
+        self, payer: Payer, match_id: uuid.UUID, events: list[dict], numbers: list[int], over: dict[int, bool]
+    ) -> dict[int, list[dict]]:
+        """Each hand's decisions: kept ones (hands over) read, the others computed
+        (a heavy job, charged to ``payer``), and those of hands over kept."""
+        finished = [n for n in numbers if over[n]]
+        with UnitOfWork(self.store) as uow:
+            out = kept.analyses(uow.conn, match_id, BOTS_VERSION, finished) if finished else {}
+        missing = {n for n in numbers if n not in out}
         if missing:
-            fresh = off_loop(analyse, events, str(match_id), missing)  # seconds for a long match: not on the event loop
+            # Seconds of CPU for a long match: off the event loop, within the payer's budget.
+            fresh = self.costs.heavy(payer, analyse, events, str(match_id), missing)
             for n in missing:
-                out[n] = found = fresh.get(n, [])
-                if over[n]:
-                    self._analyses.put((match_id, n, BOTS_VERSION), found)
-        return out  # type: ignore[return-value]  # every hand asked for is filled in
+                out[n] = fresh.get(n, [])
+            keep = {n: out[n] for n in missing if over[n]}  # never a hand being played
+            if keep:
+                with UnitOfWork(self.store) as uow:
+                    uow.write(lambda conn: kept.save_analyses(conn, match_id, BOTS_VERSION, keep), alone=True)
+                    uow.commit()
+        return out
+
+
+def payer_of(caller: Caller, address: str | None) -> Payer:
+    """Who an analysis is charged to: the address, and the caller by what it is."""
+    if caller.is_operator:
+        return Payer(address, "operator")
+    if caller.player_id is not None:
+        return Payer(address, f"player:{caller.player_id}")
+    return Payer(address, f"seat:{caller.match_id}:{caller.seat}")

@@ -17,7 +17,7 @@ import secrets
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.bots import BOTS_VERSION
@@ -40,7 +40,8 @@ from service.store.provenance import Provenance
 from . import tokens
 from .actions import fingerprint_of
 from .callers import Callers
-from .errors import Conflict, Forbidden, Invalid, NoRematch, SeatTaken
+from .costs import Costs, seconds
+from .errors import Conflict, Forbidden, Invalid, NoRematch, RateLimited, SeatTaken
 from .play import Play
 from .retries import Retries
 from .unit_of_work import UnitOfWork
@@ -129,12 +130,13 @@ def rematch_seat(seat: dict) -> dict:
 
 
 class MatchService:
-    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play, retries: Retries):
+    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play, retries: Retries, costs: Costs):
         self.store = store
         self.callers = callers
         self.views = views
         self.play = play
         self.retries = retries
+        self.costs = costs
 
     def stage_new_match(
         self, uow: UnitOfWork, match_id: uuid.UUID, appends: list[dict], *, seat_tokens: Mapping[int, str],
@@ -156,13 +158,21 @@ class MatchService:
 
     # --- creating -----------------------------------------------------------------------
 
-    def create(self, token: str | None, spec: Mapping[str, Any], *, public: bool = False) -> Created:
+    def create(
+        self, token: str | None, spec: Mapping[str, Any], *, public: bool = False, address: str | None = None
+    ) -> Created:
         """A match from a request body; a player calling (``token``) takes its first
-        person's seat."""
-        if not any(seat.get("kind", "human") == "human" for seat in spec.get("seats") or DEFAULT_SEATS):
+        person's seat.  A match with an open seat (an invite) is counted per client
+        address, a public one also per player (``costs``; RateLimited before any write)."""
+        seats = spec.get("seats") or DEFAULT_SEATS
+        if not any(seat.get("kind", "human") == "human" for seat in seats):
             raise Invalid("at least one seat must be human", errors={"seats": ["at least one human seat"]})
         with UnitOfWork(self.store) as uow:
             player = self.callers.optional_player(uow, token)
+            if any(seat.get("kind") == "open" for seat in seats):
+                if public and player is not None:
+                    self._public_limit(uow, player)
+                self.costs.invite(address)
             if player is not None:
                 spec = self._seat_the_player(uow, spec, player)
             match_id, state, seat_tokens, invite, moves = self._new_match(uow, spec, public=public)
@@ -171,6 +181,21 @@ class MatchService:
             provenance = self.views.provenance(uow.conn, match_id)
         view = view_for(state, min(seat_tokens), match_id, now=self.views.clock(), provenance=provenance)
         return Created(match_id, state, seat_tokens, invite, public, view)
+
+    def _public_limit(self, uow: UnitOfWork, player: uuid.UUID) -> None:
+        """RateLimited when the player has as many public matches waiting as allowed."""
+        limit = self.costs.settings.public_matches_per_player
+        if limit is None:
+            return
+        count, oldest = online.open_public_of(uow.conn, player, max_age=LOBBY_MAX_AGE)
+        if count >= limit:
+            assert oldest is not None, "a count above 0 has an oldest entry"
+            wait = (oldest + LOBBY_MAX_AGE - datetime.now(UTC)).total_seconds()
+            raise RateLimited(
+                f"this player has {count} public matches waiting in the lobby, the most allowed; one of them leaves "
+                "it when a player joins it, or within the hour",
+                code="too_many_public_matches", retry_after=seconds(wait),
+            )
 
     def _new_match(
         self, uow: UnitOfWork, spec: Mapping[str, Any], *, public: bool = False, token_seats: set[int] | None = None,

@@ -20,6 +20,7 @@ from service.store import players as store_players
 
 from . import tokens
 from .callers import Callers
+from .costs import Costs
 from .errors import NotFound
 from .matches import Page
 from .unit_of_work import UnitOfWork
@@ -61,15 +62,18 @@ def player_not_found(player: object) -> NotFound:
 
 
 class Players:
-    def __init__(self, store: EventStore, callers: Callers, rated_players: str = "all", min_opponents: int = 3):
+    def __init__(self, store: EventStore, callers: Callers, costs: Costs, rated_players: str = "all", min_opponents: int = 3):
         self.store = store
         self.callers = callers
+        self.costs = costs
         self.rated_players = rated_players
         #: Distinct established opponents a player needs to be on the leaderboard.
         self.min_opponents = min_opponents
 
-    def create_guest(self, name: str) -> dict:
-        """A new guest: its id, its name and its token (shown only this once)."""
+    def create_guest(self, name: str, *, address: str | None = None) -> dict:
+        """A new guest: its id, its name and its token (shown only this once); guests
+        made are counted per client address (RateLimited before any write)."""
+        self.costs.guest(address)
         player_id = uuid.uuid4()
         token = tokens.player_token(player_id)
         with UnitOfWork(self.store) as uow:

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from service.cooperative import off_loop
 from service.engine import Event, State, fold
 from service.engine.game import WAITING, parse_time
 from service.records.format import build_record, digest_of
@@ -54,6 +53,7 @@ from service.store.provenance import Provenance, provenance_of
 
 from . import tokens
 from .callers import Caller, Callers
+from .costs import Costs, Payer
 from .errors import ApplicationError, Forbidden, HiddenUntilOver, Invalid, NotFound
 from .matches import MatchService
 from .play import Play
@@ -136,13 +136,17 @@ def full_state(state: State) -> dict:
 
 
 class Records:
-    def __init__(self, store: EventStore, callers: Callers, views: Views, matches: MatchService, play: Play, signer: Signer):
+    def __init__(
+        self, store: EventStore, callers: Callers, views: Views, matches: MatchService, play: Play, signer: Signer,
+        costs: Costs,
+    ):
         self.store = store
         self.callers = callers
         self.views = views
         self.matches = matches
         self.play = play
         self.signer = signer
+        self.costs = costs
 
     # --- export ---------------------------------------------------------------------------
 
@@ -192,17 +196,18 @@ class Records:
 
     # --- import ---------------------------------------------------------------------------
 
-    def import_record(self, record: Any) -> Imported:
-        """Import a record as a match with the same id (RecordRefused, all or nothing)."""
+    def import_record(self, record: Any, *, address: str | None = None) -> Imported:
+        """Import a record as a match with the same id (RecordRefused, all or nothing);
+        its check's CPU-seconds are charged to ``address`` (``costs``)."""
         try:
-            return self._import(record)
+            return self._import(record, Payer(address))
         except RecordError as exc:
             raise RecordRefused(exc) from None
 
-    def _import(self, record: Any) -> Imported:
+    def _import(self, record: Any, payer: Payer) -> Imported:
         # A replay of the whole record: off the event loop, which serves meanwhile.
         checked: dict = {}
-        recorded_id, events, state = off_loop(check_record, record, checked)
+        recorded_id, events, state = self.costs.heavy(payer, check_record, record, checked)
         try:
             signature = self.signer.check(record)
         except SignatureInvalid as exc:

@@ -30,7 +30,10 @@ from .replay import ReplayError, plain, replay
 
 #: The most events a record may hold: a 100-point match between people is well under
 #: 2,000 (players who never knock may take 5,000).
-MAX_RECORD_EVENTS = 10_000
+MAX_RECORD_EVENTS = 5_000
+#: The most hands (``hand_dealt`` events) a record may hold: a 100-point match takes a
+#: few dozen. Both counts are checked before anything walks the record.
+MAX_RECORD_HANDS = 150
 
 #: How far after this service's clock a recorded time may be (another machine's clock).
 CLOCK_SKEW = timedelta(minutes=5)
@@ -188,6 +191,11 @@ def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, l
             "record_too_long",
             f"a record holds at most {MAX_RECORD_EVENTS} events (a 100-point match between people is well under 2,000); this one holds {len(events)}",
         )
+    hands = sum(1 for e in events if isinstance(e, Mapping) and e.get("type") == "hand_dealt") if isinstance(events, list) else 0
+    if hands > MAX_RECORD_HANDS:
+        raise RecordError(
+            "record_too_long", f"a record holds at most {MAX_RECORD_HANDS} hands (a 100-point match takes a few dozen); this one holds {hands}",
+        )
     _integers_only(record)
     problems = schema_problems(record)
     if problems:
@@ -325,4 +333,4 @@ def schema_text() -> str:
     return SCHEMA_PATH.read_text()
 
 
-__all__ = ["RecordError", "check_record", "record_schema", "schema_problems", "stored_event_json", "upcast_events"]
+__all__ = ["MAX_RECORD_EVENTS", "MAX_RECORD_HANDS", "RecordError", "check_record", "record_schema", "schema_problems", "stored_event_json", "upcast_events"]

@@ -6,7 +6,9 @@ seat token's); the lobby is a listing; a rematch links two matches; a live follo
 a connection, not a fact of the game.
 
 - ``save_invite(conn, match_id, code_hash, public)`` / ``find_invite(conn, match_id)``
-- ``lobby(conn, limit, offset, max_age)``: public matches still waiting, newest first
+- ``lobby(conn, limit, offset, max_age)``: public matches still waiting, newest first;
+  ``open_public_of(conn, player_id, max_age)``: how many of them a player holds a seat
+  of, and when the oldest of those entered the lobby
 - ``link_rematch(conn, match_id, rematch_id)``: the rematch, or the one another request
   linked first; ``rematch_of(conn, match_id)``
 - ``follow`` / ``unfollow`` / ``refresh_follows``: a process's live followers of each
@@ -62,6 +64,18 @@ LIMIT %(limit)s OFFSET %(offset)s
 def lobby(conn, *, limit: int, offset: int, max_age: timedelta) -> list[LobbyEntry]:
     rows = conn.execute(LOBBY, {"limit": limit, "offset": offset, "max_age": max_age}).fetchall()
     return [LobbyEntry(*row) for row in rows]
+
+
+def open_public_of(conn, player_id: UUID, *, max_age: timedelta) -> tuple[int, datetime | None]:
+    row = conn.execute(
+        "SELECT count(*), min(i.created_at) FROM match_invites i"
+        " JOIN match_players p ON p.match_id = i.match_id"
+        " JOIN match_summaries s ON s.match_id = i.match_id"
+        " WHERE p.player_id = %(player)s AND i.public AND s.status = 'waiting'"
+        " AND i.created_at > statement_timestamp() - %(max_age)s::interval",
+        {"player": player_id, "max_age": max_age},
+    ).fetchone()
+    return int(row[0]), row[1]
 
 
 def link_rematch(conn, match_id: UUID, rematch_id: UUID) -> UUID:

@@ -5,7 +5,11 @@ from service.api import create_app
 OPERATOR = "operator-secret-for-tests"
 #: Tests play whole matches at machine speed, far beyond a person's request rate;
 #: the limits have tests of their own (test_limits.py).
-UNLIMITED = {"RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off", "IMPORT_RATE_LIMIT_PER_ADDRESS": "off"}
+UNLIMITED = {
+    "RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off", "IMPORT_RATE_LIMIT_PER_ADDRESS": "off",
+    "GUESTS_PER_ADDRESS": "off", "INVITES_PER_ADDRESS": "off", "PUBLIC_MATCHES_PER_PLAYER": "off",
+    "CPU_PER_ADDRESS": "off", "CPU_PER_TOKEN": "off", "HEAVY_JOBS_PER_PROCESS": "off",
+}
 
 
 @pytest.fixture

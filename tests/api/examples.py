@@ -39,7 +39,11 @@ from tests.support.matches import greedy_action_on_view
 EXAMPLES = Path(__file__).resolve().parents[2] / "service" / "api" / "examples.json"
 OPERATOR = "operator-token-for-the-examples"
 #: The examples' session plays far faster than a person; the limits have tests of their own.
-UNLIMITED = {"RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off", "IMPORT_RATE_LIMIT_PER_ADDRESS": "off"}
+UNLIMITED = {
+    "RATE_LIMIT_PER_TOKEN": "off", "RATE_LIMIT_PER_ADDRESS": "off", "IMPORT_RATE_LIMIT_PER_ADDRESS": "off",
+    "GUESTS_PER_ADDRESS": "off", "INVITES_PER_ADDRESS": "off", "PUBLIC_MATCHES_PER_PLAYER": "off",
+    "CPU_PER_ADDRESS": "off", "CPU_PER_TOKEN": "off", "HEAVY_JOBS_PER_PROCESS": "off",
+}
 #: Lines of a long text answer (the metrics) kept in its example.
 TEXT_LINES = 12
 

@@ -76,6 +76,11 @@ class World:
                 # The rate limits would answer 429 to a fuzzer's bursts.
                 "RATE_LIMIT_PER_TOKEN": "off",
                 "RATE_LIMIT_PER_ADDRESS": "off",
+                "GUESTS_PER_ADDRESS": "off",
+                "INVITES_PER_ADDRESS": "off",
+                "PUBLIC_MATCHES_PER_PLAYER": "off",
+                "CPU_PER_ADDRESS": "off",
+                "CPU_PER_TOKEN": "off",
             }
         )
         client = self.app.test_client()
