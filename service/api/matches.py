@@ -114,7 +114,7 @@ def create_match(body: dict):
     tags=["matches"],
     body=s.JoinSchema,
     headers=[IDEMPOTENCY_KEY],
-    responses={201: s.JoinedSchema, 403: s.ProblemSchema, 404: s.ProblemSchema, 409: s.ProblemSchema, 422: s.ProblemSchema},
+    responses={201: s.JoinedSchema, 400: s.ProblemSchema, 403: s.ProblemSchema, 404: s.ProblemSchema, 409: s.ProblemSchema, 422: s.ProblemSchema},
     auth=False,
     description=(
         "With the match's invite `code` (not needed for a public match) and the player's `name`. Answers the "
@@ -137,7 +137,7 @@ def join(match_id: uuid.UUID, body: dict):
     summary="Play a finished match again",
     tags=["matches"],
     headers=[IDEMPOTENCY_KEY],
-    responses={201: s.RematchSchema, 200: s.RematchSchema, 409: s.ProblemSchema, 422: s.ProblemSchema, **PROBLEMS},
+    responses={201: s.RematchSchema, 200: s.RematchSchema, 400: s.ProblemSchema, 409: s.ProblemSchema, 422: s.ProblemSchema, **PROBLEMS},
     description=(
         "By a seat of a finished match: a new match with the same seats, names and rules, the seats swapped so "
         "that the other one starts. The first seat to ask makes it (201); the other gets the same match (200). "

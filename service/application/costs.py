@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from service.cooperative import off_loop_timed
+from service.cooperative import off_process_timed
 from service.settings import Rate, Settings
 from service.store import EventStore
 from service.store import limits as buckets
@@ -109,7 +109,7 @@ class Costs:
         self._check_budgets(budgets)
         self._enter()
         try:
-            result, cpu = off_loop_timed(function, *args)
+            result, cpu = off_process_timed(function, *args)
         finally:
             self._leave()
         if budgets:

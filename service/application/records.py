@@ -43,7 +43,7 @@ from service.records.hands import (
 )
 from service.records.records import (
     RecordError,
-    check_record,
+    checked_record,
     stored_event_json,
     upcast_events,
 )
@@ -206,8 +206,7 @@ class Records:
 
     def _import(self, record: Any, payer: Payer) -> Imported:
         # A replay of the whole record: off the event loop, which serves meanwhile.
-        checked: dict = {}
-        recorded_id, events, state = self.costs.heavy(payer, check_record, record, checked)
+        (recorded_id, events, state), checked = self.costs.heavy(payer, checked_record, record)
         try:
             signature = self.signer.check(record)
         except SignatureInvalid as exc:

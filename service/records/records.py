@@ -29,11 +29,13 @@ from .format import FORMAT, FORMAT_VERSION, digest_of, record_seats, result_of
 from .replay import ReplayError, plain, replay
 
 #: The most events a record may hold: a 100-point match between people is well under
-#: 2,000 (players who never knock may take 5,000).
-MAX_RECORD_EVENTS = 5_000
+#: 2,000, one between players who rarely knock may take 7,000 (this service plays and
+#: exports such matches: it must import them too).
+MAX_RECORD_EVENTS = 10_000
 #: The most hands (``hand_dealt`` events) a record may hold: a 100-point match takes a
-#: few dozen. Both counts are checked before anything walks the record.
-MAX_RECORD_HANDS = 150
+#: few dozen, one of many dead hands a few hundred. Both counts are checked before
+#: anything walks the record.
+MAX_RECORD_HANDS = 400
 
 #: How far after this service's clock a recorded time may be (another machine's clock).
 CLOCK_SKEW = timedelta(minutes=5)
@@ -65,6 +67,17 @@ class RecordError(ValueError):
             excerpt(str(path), EXCERPT // 2): [excerpt(str(m)) for m in messages][:MAX_MESSAGES]
             for path, messages in list(errors.items())[:MAX_MESSAGES]
         }
+
+    def __reduce__(self):
+        # Sent back from the child process that checked the record, as it is (already bounded).
+        return _restored, (self.code, self.args[0] if self.args else "", self.index, self.rule, self.errors)
+
+
+def _restored(code: str, message: str, index: int | None, rule: str | None, errors) -> RecordError:
+    error = RecordError.__new__(RecordError)
+    Exception.__init__(error, message)
+    error.code, error.index, error.rule, error.errors = code, index, rule, errors
+    return error
 
 
 @lru_cache(maxsize=1)
@@ -167,6 +180,12 @@ def stored_event_json(e) -> dict:
         "recorded_at": e.recorded_at.isoformat(),
         "data": e.data,
     }
+
+
+def checked_record(record: Any) -> tuple[tuple[uuid.UUID, list[dict], State], dict]:
+    """``check_record``'s answer and what it checked, as one value (for a child process)."""
+    checked: dict = {}
+    return check_record(record, checked), checked
 
 
 def check_record(record: Any, checked: dict | None = None) -> tuple[uuid.UUID, list[dict], State]:

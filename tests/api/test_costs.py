@@ -105,13 +105,13 @@ def two_hands(store):
 
 def test_a_hand_analysis_is_computed_once_for_every_worker_and_kept_per_seat(pool, two_hands, monkeypatch):
     calls = []
-    real = costs_module.off_loop_timed
+    real = costs_module.off_process_timed
 
     def counted(function, *args):
         calls.append(function.__name__)
         return real(function, *args)
 
-    monkeypatch.setattr(costs_module, "off_loop_timed", counted)
+    monkeypatch.setattr(costs_module, "off_process_timed", counted)
     a, b = (served(EventStore(pool)).test_client() for _ in "ab")
     first = a.get(f"/matches/{two_hands.match_id}/hands/1/analysis", headers=OP)
     assert first.status_code == 200 and first.json["over"] is True, first.json
@@ -144,7 +144,7 @@ def test_a_caller_whose_cpu_budget_is_spent_is_refused_429_before_any_work(store
         charged.append(function.__name__)
         return function(*args), 2.0
 
-    monkeypatch.setattr(costs_module, "off_loop_timed", two_cpu_seconds)
+    monkeypatch.setattr(costs_module, "off_process_timed", two_cpu_seconds)
     client = served(store, cpu_per_token="6/minute burst 3").test_client()
     matches = [MatchFactory.create(store=store, seed=20 + i, until=in_hand(2, moves=2)).match_id for i in range(3)]
     statuses = [client.get(f"/matches/{m}/hands/1/analysis", headers=OP) for m in matches]
