@@ -16,7 +16,10 @@ Each flood starts from full buckets (the limits' counts are emptied before it). 
 each flood: the answers by status, how many refusals carried Retry-After (and the
 values seen), and ``/health/live`` p50/p99 measured during it, against the baseline.
 Target: p99 under 50 ms during each flood, the flood refused 429 (or 503 ``busy``)
-with Retry-After.
+with Retry-After.  The flooders ignore Retry-After and ask again at once; the service
+sends each such refusal after a pause of up to a second (``REFUSAL_PAUSE_SECONDS``), so
+a flood's answer count is about one a second per connection once its buckets are empty:
+``--connections 4,8,32`` shows what more connections change.
 """
 
 from __future__ import annotations

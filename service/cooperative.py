@@ -210,6 +210,15 @@ def _serve_calls() -> None:
         answers.flush()
 
 
+def pause(seconds: float) -> None:
+    """Wait ``seconds`` where waiting costs nothing (a greenlet, under gevent); elsewhere
+    (a test, a thread of a development server) not at all."""
+    if seconds > 0 and _gevent_patched():
+        import gevent
+
+        gevent.sleep(seconds)
+
+
 def on_hangup(sock, callback: Callable[[], None]) -> Callable[[], None]:
     if sock is None or not _gevent_patched():
         return lambda: None

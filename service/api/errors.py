@@ -24,6 +24,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wsgi import LimitedStream
 
 from service.application.errors import ApplicationError, Unauthorized
+from service.cooperative import pause
 from service.engine import CommandError, IllegalMoveError
 from service.store import ConcurrencyError, MatchNotFound
 
@@ -155,9 +156,20 @@ def application_problem(error: ApplicationError) -> Problem:
     )
 
 
+#: How long a refusal for going over a limit (429, and 503 ``busy``) waits before it is
+#: sent (at most its Retry-After; served under gevent only, where a waiting request costs
+#: a greenlet): a client that ignores Retry-After and sends again at once -- a megabyte
+#: record each time -- then takes one answer a second per connection of the service's
+#: time, not hundreds.
+REFUSAL_PAUSE_SECONDS = 1.0
+
+
 def problem_response(problem: Problem) -> Response:
     if has_request_context():
         g.problem_code = problem.code  # for the metrics of conflicts
+    if problem.status == 429 or problem.code == "busy":
+        retry_after = problem.headers.get("Retry-After", "")
+        pause(min(REFUSAL_PAUSE_SECONDS, float(retry_after)) if retry_after.isdigit() else 0.0)
     response = Response(json.dumps(problem.body()), status=problem.status, mimetype=PROBLEM_JSON)
     for key, value in problem.headers.items():
         response.headers[key] = value

@@ -47,10 +47,15 @@ from .upcasting import current_version
 SNAPSHOT_FORMAT = "1-" + hashlib.sha256(",".join(State().__dict__).encode()).hexdigest()[:12]
 
 # The rows of a batch, as ``e (n, type, schema_version, data, recorded_at)``: one event
-# (most appends) as plain parameters, more as parallel arrays.
+# (most appends) as plain parameters, more as parallel arrays -- their data as one JSON
+# array, taken apart by the server: a jsonb[] parameter is sent as text with every
+# element's quotes escaped again, which costs the client as much as the rest of a long
+# import's write.
 ONE_EVENT = """(VALUES (1, %(type)s::text, %(schema_version)s::int, %(data)s::jsonb, %(recorded_at)s::timestamptz))
     AS e (n, type, schema_version, data, recorded_at)"""
-MANY_EVENTS = """unnest(%(type)s::text[], %(schema_version)s::int[], %(data)s::jsonb[], %(recorded_at)s::timestamptz[])
+MANY_EVENTS = """unnest(%(type)s::text[], %(schema_version)s::int[],
+        ARRAY(SELECT d.value FROM jsonb_array_elements(%(data)s::jsonb) WITH ORDINALITY AS d (value, i) ORDER BY d.i),
+        %(recorded_at)s::timestamptz[])
     WITH ORDINALITY AS e (type, schema_version, data, recorded_at, n)"""
 
 INSERT_EVENTS = """
@@ -292,7 +297,7 @@ class EventStore:
             "actor": actor,
             "type": [e.type for e in batch] if many else batch[0].type,
             "schema_version": [v for v, _ in written] if many else written[0][0],
-            "data": [Jsonb(d) for _, d in written] if many else Jsonb(written[0][1]),
+            "data": Jsonb([d for _, d in written]) if many else Jsonb(written[0][1]),
             "recorded_at": (list(recorded_at) if many else recorded_at[0]) if recorded_at is not None else None,
         }
         types = {e.type for e in batch}

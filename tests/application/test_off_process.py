@@ -78,3 +78,38 @@ def test_without_gevent_it_runs_here_and_a_refusal_is_raised_as_it_is():
         assert exc.code == "invalid_record" and str(exc) == "a record is a JSON object"
     else:
         raise AssertionError("a list is not a record")
+
+
+def test_a_refusal_over_a_limit_pauses_only_where_a_pause_costs_a_greenlet():
+    program = """
+from gevent import monkey; monkey.patch_all()
+import time
+import gevent
+from service.cooperative import pause
+started = time.perf_counter()
+waiting = [gevent.spawn(pause, 0.3) for _ in range(50)]  # fifty refusals at once
+gevent.joinall(waiting)
+print(round(time.perf_counter() - started, 1))
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0.3"  # side by side, not one after another (15 s)
+    from service.cooperative import pause
+
+    started = time.perf_counter()
+    pause(5)  # no gevent here (a test, a development server's thread): no pause
+    assert time.perf_counter() - started < 0.5
+
+
+def test_every_429_is_sent_after_a_pause_of_at_most_a_second_or_its_retry_after(store, monkeypatch):
+    from service.api import create_app
+    from service.api import errors
+
+    paused: list[float] = []
+    monkeypatch.setattr(errors, "pause", paused.append)
+    client = create_app({"STORE": store, "TESTING": True, "GUESTS_PER_ADDRESS": "1/hour burst 1"}).test_client()
+    assert client.post("/players", json={"name": "Ann"}).status_code == 201
+    refused = client.post("/players", json={"name": "Bob"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 1
+    assert paused == [1.0]
+    assert client.get("/matches/not-an-id").status_code == 404 and paused == [1.0]  # other refusals: none
