@@ -102,8 +102,7 @@ print(round(time.perf_counter() - started, 1))
 
 
 def test_every_429_is_sent_after_a_pause_of_at_most_a_second_or_its_retry_after(store, monkeypatch):
-    from service.api import create_app
-    from service.api import errors
+    from service.api import create_app, errors
 
     paused: list[float] = []
     monkeypatch.setattr(errors, "pause", paused.append)
