@@ -24,6 +24,8 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
+from . import limits
+
 log = logging.getLogger(__name__)
 
 
@@ -112,7 +114,7 @@ def purge_idempotency_records(pool, older_than: timedelta = IDEMPOTENCY_RETENTIO
 
 
 def purge_periodically(pool, every: float = 3600.0, older_than: timedelta = IDEMPOTENCY_RETENTION) -> threading.Event:
-    """Purge in a daemon thread every ``every`` seconds, the first time after a random
+    """Purge (the answers to old keys, and the limits' idle buckets) in a daemon thread every ``every`` seconds, the first time after a random
     part of that (so that replicas started together spread out); set the returned event
     to stop.  A failed purge (the database down) is logged and tried again next time."""
     stop = threading.Event()
@@ -123,10 +125,12 @@ def purge_periodically(pool, every: float = 3600.0, older_than: timedelta = IDEM
             wait = every
             try:
                 deleted = purge_idempotency_records(pool, older_than)
+                with pool.connection() as conn:
+                    forgotten = limits.purge(conn)  # the limits' buckets untouched for a day
             except psycopg.Error as exc:
                 log.warning("idempotency purge failed: %s", type(exc).__name__)
             else:
-                log.info("idempotency purge deleted %d records", deleted)
+                log.info("idempotency purge deleted %d records and %d idle limit buckets", deleted, forgotten)
 
     threading.Thread(target=run, name="idempotency-purge", daemon=True).start()
     return stop

@@ -39,14 +39,20 @@ def test_the_periodic_purge_runs_in_the_background_until_stopped(store, pool):
         conn.execute(
             "UPDATE idempotency_keys SET created_at = now() - interval '2 days' WHERE match_id = %s", (match_id,)
         )
+    # And a limit's bucket idle for two days, beside one used a moment ago.
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO rate_buckets (scope, key, tokens, at) VALUES ('guests', %s, 1, now() - interval '2 days')", (str(match_id),))
+        conn.execute("INSERT INTO rate_buckets (scope, key, tokens) VALUES ('guests', %s, 1)", (f"{match_id}-now",))
     stop = purge_periodically(pool, every=0.05)
     try:
         for _ in range(200):
             with pool.connection() as conn:
-                if find_idempotency_record(conn, match_id, "seat:1", "stale") is None:
+                idle = conn.execute("SELECT key FROM rate_buckets WHERE key LIKE %s", (f"{match_id}%",)).fetchall()
+                if find_idempotency_record(conn, match_id, "seat:1", "stale") is None and len(idle) == 1:
                     break
             time.sleep(0.05)
         else:
-            raise AssertionError("the record older than the retention was not purged")
+            raise AssertionError("the record older than the retention, or the idle bucket, was not purged")
+        assert idle == [(f"{match_id}-now",)]
     finally:
         stop.set()
