@@ -184,9 +184,12 @@ def ending_text(end: Mapping[str, Any], seat_names: Sequence[str]) -> str:
     if end["reason"] == "resigned":
         return f"{who} resigns: {seat_names[end['winner']]} wins the match."
     if end["reason"] == "timeout":
-        # Left as it was, a known gap: a record file `gin-rummy replay` reads is checked only against its
-        # schema, which lets a timeout's end leave out its seat; then this raises TypeError.
-        return f"{seat_names[1 - seat]}'s time ran out: {who} claims the match."  # type: ignore[operator]  # seat may be None: see above
+        # The claimer is the winner; a record file `gin-rummy replay` reads is checked only
+        # against its schema, which lets a timeout's end leave out its seat.
+        claimer = seat if seat is not None else end.get("winner")
+        if not isinstance(claimer, int) or claimer not in (0, 1):
+            return "A seat's time ran out: the match is over."
+        return f"{seat_names[1 - claimer]}'s time ran out: {seat_names[claimer]} claims the match."
     if end["reason"] == "aborted":
         return f"{who} called the match off before anyone joined."
     return "The match is over."

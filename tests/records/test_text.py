@@ -434,3 +434,12 @@ def test_the_worked_example_of_the_documentation_follows_the_grammar():
     example = doc.split("```text\n")[1].split("```")[0]
     kinds = [kind for kind, _ in statements(example)]
     assert kinds[0] == "tag" and kinds.count("hand") == 1 and kinds[-1] == "end" and "layoff" in kinds
+
+
+def test_a_timeout_without_its_seat_in_a_record_file_is_told_without_a_crash():
+    from service.records.hands import ending_text
+
+    names = ["Ann", "Bob"]
+    assert ending_text({"reason": "timeout", "seat": 1, "winner": 1}, names) == "Ann's time ran out: Bob claims the match."
+    assert ending_text({"reason": "timeout", "winner": 0}, names) == "Bob's time ran out: Ann claims the match."
+    assert ending_text({"reason": "timeout"}, names) == "A seat's time ran out: the match is over."
