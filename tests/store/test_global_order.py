@@ -17,6 +17,21 @@ def end_of_feed(store) -> int:
     return row[0] if row else 0
 
 
+def settled(store, timeout: float = 60.0) -> None:
+    """Wait until every transaction that began before the last event committed has ended,
+    anywhere on the server (the feed's horizon: another database's long transaction, a
+    test running beside this one, holds it back)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with store.pool.connection() as conn:
+            (passed,) = conn.execute(
+                "SELECT pg_snapshot_xmin(pg_current_snapshot()) > COALESCE((SELECT max(tx) FROM events), '0'::xid8)"
+            ).fetchone()
+        if passed or time.monotonic() > deadline:
+            return
+        time.sleep(0.02)
+
+
 def read_to_end(store, after: int) -> tuple[list, int]:
     events = []
     while True:
@@ -34,6 +49,7 @@ def test_the_feed_returns_events_of_all_matches_in_pages_and_continues_from_the_
     store.append(second, 0, [Event("note_added", {"n": 3})])
     store.append(first, 2, [Event("note_added", {"n": 4})])
 
+    settled(store)
     page = store.read_all(start, limit=2)
     rest = store.read_all(page.after, limit=10)
 
@@ -52,6 +68,7 @@ def test_an_event_committed_after_one_with_a_higher_position_is_not_skipped(stor
         # rather than move past its position.
         assert store.read_all(start).events == []
 
+    settled(store)
     seen = store.read_all(start).events
     assert [(e.match_id, e.position) for e in seen] == [(slow, early.position), (fast, late.position)]
 
@@ -84,6 +101,8 @@ def test_the_catch_up_reader_sees_every_committed_event_exactly_once_under_concu
         after = naive_after = start
         while True:
             finished = done.is_set()  # read once more after the writers stop
+            if finished:
+                settled(store)
             page = store.read_all(after, limit=25)
             seen.extend(page.events)
             after = page.after
