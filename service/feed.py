@@ -190,12 +190,24 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     turns: dict[UUID, tuple[State, int]] = {}
     k = _bucket(conn)
     made = 0
+    broken: set[UUID] = set()
     for event in stored_events(conn, rows):
-        before = states.get(event.match_id)
-        if before is None:
-            before = State() if event.seq == 1 else store.state_at(event.match_id, event.seq - 1, conn=conn)
-        after = states[event.match_id] = evolve(before, {"type": event.type, "data": event.data})
-        notices = _notices(conn, event, before, after)
+        if event.match_id in broken:
+            continue
+        try:
+            before = states.get(event.match_id)
+            if before is None:
+                before = State() if event.seq == 1 else store.state_at(event.match_id, event.seq - 1, conn=conn)
+            after = states[event.match_id] = evolve(before, {"type": event.type, "data": event.data})
+            notices = _notices(conn, event, before, after)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # A match whose events the engine cannot fold notifies nobody; it must not
+            # stop every other player's feed.
+            log.warning("notifications: match %s cannot be folded at seq %d: %r", event.match_id, event.seq, exc)
+            broken.add(event.match_id)
+            states.pop(event.match_id, None)
+            turns.pop(event.match_id, None)
+            continue
         if notices:
             k += 1
         for i, (seat, kind, data) in enumerate(notices):
@@ -268,6 +280,7 @@ ORDER BY deadline, match_id
 def sweep(store: EventStore, now: datetime, before: timedelta) -> int:
     """Insert the reminders due at ``now`` (a move whose deadline is at most ``before``
     away, under a clock of at least twice that); each turn's once.  The number made."""
+    catch_up_quietly(store)  # the turns as the events stored so far leave them
     stored: list[tuple[UUID, int]] = []
     with store.transaction() as conn:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))

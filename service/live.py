@@ -105,8 +105,9 @@ class Closing(Exception):
 class Channel:
     """One match's followers in this process, and its recent events.
 
-    ``recent`` holds consecutive events ending at ``fetched`` (it may be empty); events
-    up to ``notified`` are known to exist.  ``fetched`` is None until a follower has
+    ``recent`` holds every item after ``base`` up to ``fetched`` (it may be empty: then
+    ``base`` is ``fetched``); items up to ``notified`` are known to exist.  A match's
+    seqs are consecutive, a feed's ids are not: ``base`` says where the kept run starts.  ``fetched`` is None until a follower has
     read the database once (a new channel fetches nothing on its own: a follower
     with a backlog reads it, and says where it stopped with ``seen``)."""
 
@@ -120,6 +121,7 @@ class Channel:
         self.by_seat = [0, 0]  # followers of each seat (the operator is neither)
         self.notified = 0
         self.fetched: int | None = None
+        self.base = 0
         self.stale = False  # announcements may have been missed: look at the database
         self.recent: deque[StoredEvent] = deque(maxlen=hub.buffer_events)
         self._frames: dict[tuple[int, int | None], bytes] = {}
@@ -156,7 +158,7 @@ class Channel:
         with self.changed:
             self.notified = max(self.notified, seq)
             if self.fetched is None or (not self.recent and seq > self.fetched):
-                self.fetched = seq
+                self.fetched = self.base = seq
 
     # -- events ----------------------------------------------------------------------
 
@@ -170,7 +172,7 @@ class Channel:
         with self.changed:
             if seq >= self.fetched:
                 return []
-            if not self.recent or self.recent[0].seq > seq + 1:
+            if seq < self.base:
                 return None
             return [e for e in self.recent if e.seq > seq]
 
@@ -184,6 +186,9 @@ class Channel:
                 self.stale = False
             events = self.read(start, self.hub.buffer_events)
             with self.changed:
+                overflow = len(self.recent) + len(events) - self.hub.buffer_events
+                if overflow > 0:  # the items before the kept run leave: it starts after the last of them
+                    self.base = (list(self.recent) + events)[overflow - 1].seq
                 self.recent.extend(events)
                 if events:
                     self.fetched = events[-1].seq
