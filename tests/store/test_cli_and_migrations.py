@@ -17,7 +17,7 @@ from tests.factories import MatchFactory, in_hand
 TABLES = {
     "events", "snapshots", "match_summaries", "seat_tokens", "idempotency_keys", "match_invites", "rematches",
     "live_followers", "players", "match_players", "player_ratings", "projection_cursors", "match_provenance", "rated_opponents",
-    "signing_keys", "service_secrets", "rate_buckets", "hand_analyses",
+    "signing_keys", "service_secrets", "rate_buckets", "hand_analyses", "notifications", "match_turns",
 }
 
 
@@ -83,7 +83,7 @@ def test_the_cli_upgrades_the_database_of_database_url_rebuilds_projections_and_
     assert cli.main(["db", "downgrade", "base"]) == 0
     assert tables(fresh_database_url) == set()
     out = capsys.readouterr().out
-    assert "rebuilt the read models of 1 matches" in out
+    assert "rebuilt the read models of 1 matches, the ratings of 0 rated matches and 0 notifications" in out
     assert "deleted 0 idempotency records older than 24 hours" in out
 
 
