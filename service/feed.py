@@ -5,7 +5,8 @@ Kinds, each to the players the events bind to a match's seats (``match_started``
 player holds:
 
 - ``your_move``: the turn passed to the player's seat (a new hand, a discard, a pass of
-  the upcard, a knock the seat defends), with the deadline under a clock;
+  the upcard, a knock the seat defends), with the deadline under a clock; not against
+  the computer, which answers within the player's own request;
 - ``match_found``: a match made by pairing started (its ``match_started`` has
   ``"paired": true``), to both seats' players;
 - ``invite_accepted``: a player joined the open seat of the player's match;
@@ -117,6 +118,10 @@ def _name(state: State, seat: int) -> str | None:
     return state.seats[seat].get("name") if seat < len(state.seats) else None
 
 
+def _computer(state: State, seat: int) -> bool:
+    return seat < len(state.seats) and state.seats[seat].get("kind") == "computer"
+
+
 def _turn_key(state: State) -> tuple:
     return (state.turn, state.hand_number) if state.phase in MOVE_PHASES and state.turn is not None else (None,)
 
@@ -147,7 +152,7 @@ def _notices(conn, event, before: State, after: State) -> list[tuple[int, str, d
             out.append((seat, "match_ended", {
                 "result": result, "winner": winner, "reason": event.data["reason"], "scores": list(after.scores),
             }))
-    if _turn_key(after) != _turn_key(before) and _turn_key(after) != (None,):
+    if _turn_key(after) != _turn_key(before) and _turn_key(after) != (None,) and not _computer(after, 1 - after.turn):
         assert after.turn is not None, "a turn key names a seat"
         out.append((after.turn, "your_move", {"hand": after.hand_number, "deadline": _iso(deadline(after))}))
     notices, players = [], set()

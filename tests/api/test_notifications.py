@@ -106,16 +106,22 @@ def test_each_kind_is_made_once_for_the_right_player(client, store, clock):
 
 def test_only_players_bound_to_seats_are_notified(client, store):
     ann, a = guest(client, "Ann")
-    computer = client.post("/matches", json={}, headers=a).json["id"]  # Ann against the computer
-    tokens_only = client.post("/matches", json={"seats": [{"name": "X"}, {"name": "Y"}]}).json["id"]  # no player
+    computer = client.post("/matches", json={}, headers=a).json  # Ann against the computer
+    tokens_only = client.post("/matches", json={"seats": [{"name": "X"}, {"name": "Y"}]}).json  # no player
+    for made in (computer, tokens_only):
+        seat0 = bearer(made["seats"][0]["token"])
+        assert client.post(f"/matches/{made['id']}/actions", json={"type": "resign"}, headers=seat0).status_code == 200
     feed.catch_up(store)
     with store.connection() as conn:
         counts = dict(conn.execute(
             "SELECT match_id::text, count(*) FROM notifications WHERE match_id = ANY(%s::uuid[]) GROUP BY 1",
-            ([computer, tokens_only],),
+            ([computer["id"], tokens_only["id"]],),
         ).fetchall())
-    assert counts == {computer: 1}  # Ann's first move; the computer and the unbound seats get none
-    assert summary(notes(client, a)) == [("your_move", computer, 0)]
+    # Ann's end of the match (the computer answers her moves in her own requests: no
+    # your_move); the computer and the seats of tokens alone get nothing.
+    assert counts == {computer["id"]: 1}
+    page = notes(client, a)
+    assert summary(page) == [("match_ended", computer["id"], 0)] and page["items"][0]["result"] == "lost"
 
 
 def test_an_app_that_was_closed_resumes_by_cursor_without_a_gap_or_a_repeat(client, store, clock):
