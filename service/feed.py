@@ -152,9 +152,9 @@ def _notices(conn, event, before: State, after: State) -> list[tuple[int, str, d
             out.append((seat, "match_ended", {
                 "result": result, "winner": winner, "reason": event.data["reason"], "scores": list(after.scores),
             }))
-    if _turn_key(after) != _turn_key(before) and _turn_key(after) != (None,) and not _computer(after, 1 - after.turn):
-        assert after.turn is not None, "a turn key names a seat"
-        out.append((after.turn, "your_move", {"hand": after.hand_number, "deadline": _iso(deadline(after))}))
+    if _turn_key(after) != _turn_key(before) and after.turn is not None and _turn_key(after) != (None,):
+        if not _computer(after, 1 - after.turn):
+            out.append((after.turn, "your_move", {"hand": after.hand_number, "deadline": _iso(deadline(after))}))
     notices, players = [], set()
     for seat, what, data in out:
         player = _player(after, seat)
