@@ -1,8 +1,8 @@
 """Notifications: one feed per player, folded from the events of every match it plays.
 
-Kinds, each to the players the events bind to a match's seats (``match_started`` and
-``seat_joined`` name them: the ``match_players`` of the match), never to a seat no
-player holds:
+Kinds, each to the players bound to a match's seats (``match_players``: those that
+``match_started`` and ``seat_joined`` name, but not in an imported match), never to a
+seat no player holds:
 
 - ``your_move``: the turn passed to the player's seat (a new hand, a discard, a pass of
   the upcard, a knock the seat defends), with the deadline under a clock; not against
@@ -110,8 +110,10 @@ def _iso(when: datetime | None) -> str | None:
     return when.isoformat(timespec="milliseconds") if when is not None else None
 
 
-def _player(state: State, seat: int) -> str | None:
-    return state.seats[seat].get("player") if seat < len(state.seats) else None
+def _bound(conn, match_id: UUID) -> dict[int, UUID]:
+    """The players bound to the match's seats (``match_players``: an imported record's
+    seats name players, but bind none)."""
+    return dict(conn.execute("SELECT seat, player_id FROM match_players WHERE match_id = %s", (match_id,)).fetchall())
 
 
 def _name(state: State, seat: int) -> str | None:
@@ -126,8 +128,8 @@ def _turn_key(state: State) -> tuple:
     return (state.turn, state.hand_number) if state.phase in MOVE_PHASES and state.turn is not None else (None,)
 
 
-def _notices(conn, event, before: State, after: State) -> list[tuple[int, str, dict]]:
-    """(seat, kind, data) of the notifications ``event`` causes, one per player."""
+def _notices(conn, event, before: State, after: State, bound: dict[int, UUID]) -> list[tuple[int, str, dict]]:
+    """(seat, kind, data) of the notifications ``event`` causes, one per player bound."""
     out: list[tuple[int, str, dict]] = []
     kind = event.type
     if kind == "match_started":
@@ -139,11 +141,11 @@ def _notices(conn, event, before: State, after: State) -> list[tuple[int, str, d
             ).fetchone()
             if row is not None and row[1] is not None:
                 seat = 1 - row[1]
-                if _player(after, seat) != _player(after, row[1]):
+                if bound.get(seat) != bound.get(row[1]):
                     out.append((seat, "rematch_offered", {"rematch_of": str(row[0]), "opponent": _name(after, row[1])}))
     elif kind == "seat_joined":
         joined = event.data["seat"]
-        if _player(after, 1 - joined) != _player(after, joined):
+        if bound.get(1 - joined) != bound.get(joined):
             out.append((1 - joined, "invite_accepted", {"opponent": _name(after, joined)}))
     elif kind == "match_ended":
         winner = event.data["winner"]
@@ -157,7 +159,7 @@ def _notices(conn, event, before: State, after: State) -> list[tuple[int, str, d
             out.append((after.turn, "your_move", {"hand": after.hand_number, "deadline": _iso(deadline(after))}))
     notices, players = [], set()
     for seat, what, data in out:
-        player = _player(after, seat)
+        player = bound.get(seat)
         if player is None or (player, what) in players:
             continue  # no player holds the seat, or the player was told (holding both seats)
         players.add((player, what))
@@ -177,9 +179,9 @@ def _set_bucket(conn, k: int) -> None:
     )
 
 
-def _save_turn(conn, match_id: UUID, state: State, source: int) -> None:
+def _save_turn(conn, match_id: UUID, state: State, source: int, bound: dict[int, UUID]) -> None:
     seat = state.turn if _turn_key(state) != (None,) else None
-    player = _player(state, seat) if seat is not None else None
+    player = bound.get(seat) if seat is not None else None
     turn_seconds = state.rules.turn_seconds if state.rules is not None else None
     conn.execute(
         "INSERT INTO match_turns (match_id, seat, player_id, deadline, turn_seconds, source) VALUES (%s, %s, %s, %s, %s, %s)"
@@ -192,6 +194,7 @@ def _save_turn(conn, match_id: UUID, state: State, source: int) -> None:
 def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     """Fold a batch of events; the new rows' (player, id) go to ``stored``."""
     states: dict[UUID, State] = {}
+    bindings: dict[UUID, dict[int, UUID]] = {}
     turns: dict[UUID, tuple[State, int]] = {}
     k = _bucket(conn)
     made = 0
@@ -204,7 +207,9 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
             if before is None:
                 before = State() if event.seq == 1 else store.state_at(event.match_id, event.seq - 1, conn=conn)
             after = states[event.match_id] = evolve(before, {"type": event.type, "data": event.data})
-            notices = _notices(conn, event, before, after)
+            if event.match_id not in bindings or event.type in ("match_started", "seat_joined"):
+                bindings[event.match_id] = _bound(conn, event.match_id)
+            notices = _notices(conn, event, before, after, bindings[event.match_id])
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             # A match whose events the engine cannot fold notifies nobody; it must not
             # stop every other player's feed.
@@ -216,7 +221,7 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
         if notices:
             k += 1
         for i, (seat, kind, data) in enumerate(notices):
-            player = UUID(_player(after, seat))
+            player = bindings[event.match_id][seat]
             nid = (k << BUCKET_BITS) + i
             key = f"{kind}:{event.position}:{player}"
             conn.execute(INSERT, (nid, player, kind, event.match_id, Jsonb(data), event.position, key, event.recorded_at))
@@ -225,7 +230,7 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
         if _turn_key(after) != _turn_key(before) or event.seq == 1:
             turns[event.match_id] = (after, event.position)
     for match_id, (state, source) in turns.items():
-        _save_turn(conn, match_id, state, source)
+        _save_turn(conn, match_id, state, source, bindings[match_id])
     _set_bucket(conn, k)
     return made
 

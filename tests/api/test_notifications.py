@@ -52,14 +52,16 @@ def draw_and_discard(client, mid, headers):
     assert r.status_code == 200, r.json
 
 
-def paired(store, ann, bob) -> str:
-    """A match as pairing makes it (``"paired": true`` in its ``match_started``)."""
+def paired(store, ann, bob, *, bind=True) -> str:
+    """A match as pairing makes it (``"paired": true`` in its ``match_started``); its
+    seats bound to the players unless ``bind`` is false (as an imported record's)."""
     mid = uuid.uuid4()
     seats = [{"kind": "human", "name": "Ann", "player": ann["id"]}, {"kind": "human", "name": "Bob", "player": bob["id"]}]
     data = {"rules": PRESETS["classic"].to_json(), "seats": seats, "paired": True}
     with store.transaction() as conn:
         store.append(mid, 0, [{"type": "match_started", "data": data}], actor="system", conn=conn)
-        store_players.bind_seats(conn, mid, {0: ann["id"], 1: bob["id"]})
+        if bind:
+            store_players.bind_seats(conn, mid, {0: ann["id"], 1: bob["id"]})
     return str(mid)
 
 
@@ -122,6 +124,17 @@ def test_only_players_bound_to_seats_are_notified(client, store):
     assert counts == {computer["id"]: 1}
     page = notes(client, a)
     assert summary(page) == [("match_ended", computer["id"], 0)] and page["items"][0]["result"] == "lost"
+
+
+def test_a_seat_that_names_a_player_without_binding_it_notifies_nobody(client, store):
+    ann, a = guest(client, "Ann")
+    bob, b = guest(client, "Bob")
+    unbound = paired(store, ann, bob, bind=False)  # as an imported record names anyone
+    bound = paired(store, ann, bob)
+    assert summary(notes(client, a)) == [("match_found", bound, 0)]
+    assert summary(notes(client, b)) == [("match_found", bound, 1)]
+    with store.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM notifications WHERE match_id = %s", (unbound,)).fetchone() == (0,)
 
 
 def test_an_app_that_was_closed_resumes_by_cursor_without_a_gap_or_a_repeat(client, store, clock):
