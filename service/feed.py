@@ -245,29 +245,32 @@ def announce(store: EventStore, stored: list[tuple[UUID, int]]) -> None:
         store.announcer.announce([payload(player, nid) for player, nid in stored])
 
 
-def catch_up(store: EventStore) -> int:
-    """Fold the events not yet folded (and announce the new rows); the rows made."""
+def catch_up(store: EventStore, *, wait: bool = True) -> int:
+    """Fold the events not yet folded (and announce the new rows); the rows made.
+    ``wait``: for another process's catch-up to end first (a reader's), else leave
+    the work to it (a folder's)."""
     stored: list[tuple[UUID, int]] = []
-    made = projections.catch_up(store, projection(store, stored), BATCH)
+    made = projections.catch_up(store, projection(store, stored), BATCH, wait=wait)
     announce(store, stored)
     return made
 
 
-def catch_up_quietly(store: EventStore) -> None:
+def catch_up_quietly(store: EventStore, *, wait: bool = True) -> None:
     stored: list[tuple[UUID, int]] = []
-    projections.catch_up_quietly(store, projection(store, stored))
+    projections.catch_up_quietly(store, projection(store, stored), wait=wait)
     announce(store, stored)
 
 
 class Folder(projections.Folder):
-    """Folds an append's events into the feeds soon after it is stored
-    (``service.store.projections.Folder``), announcing the new rows."""
+    """Folds an append's events into the feeds soon after it is stored, in this
+    process's folder thread, never in the request (``service.store.projections.Folder``),
+    announcing the new rows."""
 
     def __init__(self, store: EventStore):
-        super().__init__(store, projection(store, []))
+        super().__init__(store, projection(store, []), background=True)
 
     def _catch_up(self) -> None:
-        catch_up_quietly(self.store)
+        catch_up_quietly(self.store, wait=False)
 
 
 def rebuild(store: EventStore) -> int:

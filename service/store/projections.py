@@ -40,13 +40,15 @@ class Projection:
     apply: Callable[..., int]
 
 
-def catch_up(store: EventStore, projection: Projection, batch: int = BATCH) -> int:
+def catch_up(store: EventStore, projection: Projection, batch: int = BATCH, *, wait: bool = False) -> int:
     """Fold the events not yet folded; what ``apply`` counted (0 also when another
-    process holds the projection at the moment)."""
+    process holds the projection at the moment, unless ``wait``: then after it, so
+    that a reader sees every event below the horizon folded)."""
     counted = 0
+    take = "SELECT true FROM (SELECT pg_advisory_xact_lock(%s)) AS waited" if wait else "SELECT pg_try_advisory_xact_lock(%s)"
     while True:
         with store.transaction() as conn:
-            locked = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (projection.lock_key,)).fetchone()
+            locked = conn.execute(take, (projection.lock_key,)).fetchone()
             assert locked is not None, "a SELECT of one value and no FROM returns one row"
             if not locked[0]:
                 return counted
@@ -69,10 +71,10 @@ def catch_up(store: EventStore, projection: Projection, batch: int = BATCH) -> i
             return counted
 
 
-def catch_up_quietly(store: EventStore, projection: Projection) -> None:
+def catch_up_quietly(store: EventStore, projection: Projection, *, wait: bool = False) -> None:
     """catch_up, for after an action: a failure is logged (the next call catches up)."""
     try:
-        catch_up(store, projection)
+        catch_up(store, projection, wait=wait)
     except PoolClosed:
         pass  # the process is shutting down; the next one catches up
     except Exception as exc:  # the match's events are stored whatever happens here
@@ -95,6 +97,20 @@ def folded(store: EventStore, cursor: str, position: int) -> bool:
         return row[0]
 
 
+FOLDED_AMONG = """
+SELECT e.position FROM projection_cursors c JOIN events last ON last.position = c.position, events e
+WHERE c.name = %(cursor)s AND e.position = ANY(%(positions)s) AND (e.tx, e.position) <= (last.tx, last.position)
+"""
+
+
+def folded_among(store: EventStore, cursor: str, positions: list[int]) -> set[int]:
+    """Which of ``positions`` the projection of ``cursor`` has read (one query)."""
+    if not positions:
+        return set()
+    with store.connection() as conn:
+        return {row[0] for row in conn.execute(FOLDED_AMONG, {"cursor": cursor, "positions": positions}).fetchall()}
+
+
 def restart(conn, projection: Projection, *tables: str) -> None:
     """In ``conn``'s transaction: wait for the projection's lock, empty ``tables``
     (statements: ``DELETE FROM ...`` with any condition) and forget its cursor."""
@@ -110,16 +126,20 @@ class Folder:
     The projection reads only below the oldest transaction still open on the server
     (the global order's horizon, service/store/events.py), so right after an append its
     events may not be readable yet: a request still in flight elsewhere holds the
-    horizon back for a moment.  The first attempt is made at once; if the event is not
-    folded by it, a background thread of this process tries again every 0.1 s for up
-    to a minute (readers of the projection catch up too, so nothing is lost after that)."""
+    horizon back for a moment.  The first attempt is made at once, in the request
+    (``background`` false: the ratings) or by this process's folder thread as soon as
+    it is free (``background`` true: the notifications, which every action feeds, so
+    that an action never waits for them and one catch-up folds every action made while
+    the last one ran).  An event not folded by it is tried again every 0.1 s for up to
+    a minute (readers of the projection catch up too, so nothing is lost after that)."""
 
     RETRY_SECONDS = 0.1
     GIVE_UP_SECONDS = 60.0
 
-    def __init__(self, store: EventStore, projection: Projection):
+    def __init__(self, store: EventStore, projection: Projection, *, background: bool = False):
         self.store = store
         self.projection = projection
+        self.background = background
         self._pending: dict[int, float] = {}  # position -> when it was asked for
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -130,12 +150,13 @@ class Folder:
         catch_up_quietly(self.store, self.projection)
 
     def fold(self, position: int) -> None:
-        self._catch_up()
-        try:
-            if folded(self.store, self.projection.cursor, position):
-                return
-        except Exception as exc:
-            log.warning("could not check the %s: %s", self.projection.name, type(exc).__name__)
+        if not self.background:
+            self._catch_up()
+            try:
+                if folded(self.store, self.projection.cursor, position):
+                    return
+            except Exception as exc:
+                log.warning("could not check the %s: %s", self.projection.name, type(exc).__name__)
         with self._lock:
             self._pending[position] = time.monotonic()
             if self._thread is None:
@@ -144,20 +165,25 @@ class Folder:
         self._wake.set()
 
     def _run(self) -> None:
+        first = self.background  # a new request's events: at once, not after a pause
         while True:
             self._wake.wait()
-            time.sleep(self.RETRY_SECONDS)
+            if not first:
+                time.sleep(self.RETRY_SECONDS)
+            self._wake.clear()
             self._catch_up()
             with self._lock:
                 waiting = dict(self._pending)
-            for position, since in waiting.items():
-                try:
-                    done = folded(self.store, self.projection.cursor, position)
-                except Exception:
-                    done = False
-                if done or time.monotonic() - since > self.GIVE_UP_SECONDS:
-                    with self._lock:
-                        self._pending.pop(position, None)
+            try:
+                done = folded_among(self.store, self.projection.cursor, list(waiting))
+            except Exception:
+                done = set()
+            now = time.monotonic()
             with self._lock:
-                if not self._pending:
-                    self._wake.clear()
+                for position, since in waiting.items():
+                    if position in done or now - since > self.GIVE_UP_SECONDS:
+                        self._pending.pop(position, None)
+                behind = bool(set(self._pending) & set(waiting))  # held back by the horizon: retry after a pause
+                first = self.background and not behind
+                if self._pending:
+                    self._wake.set()

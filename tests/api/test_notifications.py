@@ -59,7 +59,7 @@ def paired(store, ann, bob, *, bind=True) -> str:
     seats = [{"kind": "human", "name": "Ann", "player": ann["id"]}, {"kind": "human", "name": "Bob", "player": bob["id"]}]
     data = {"rules": PRESETS["classic"].to_json(), "seats": seats, "paired": True}
     with store.transaction() as conn:
-        store.append(mid, 0, [{"type": "match_started", "data": data}], actor="system", conn=conn)
+        store.append(mid, 0, [{"type": "match_started", "data": data}], actor="system" if bind else "import", conn=conn)
         if bind:
             store_players.bind_seats(conn, mid, {0: ann["id"], 1: bob["id"]})
     return str(mid)
