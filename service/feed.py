@@ -66,6 +66,8 @@ log = logging.getLogger(__name__)
 
 CURSOR = "notifications"
 BUCKET = "notification-bucket"
+#: Where the feeds started (the last event when migration 0013 ran): the rebuild starts there.
+START = "notifications-start"
 #: pg advisory lock key of the notifications projection ("gin-noti" in ASCII).
 LOCK_KEY = 0x67696E2D6E6F7469
 BUCKET_BITS = 21
@@ -275,10 +277,15 @@ class Folder(projections.Folder):
 
 def rebuild(store: EventStore) -> int:
     """Every notification but the reminders, and ``match_turns``, folded again from the
-    events alone (with the same ids); the rows made."""
+    events alone (with the same ids) since the feeds started; the rows made."""
     with store.transaction() as conn:
         projections.restart(conn, projection(store, []), "notifications WHERE kind <> 'reminder'", "match_turns")
         conn.execute("DELETE FROM projection_cursors WHERE name = %s", (BUCKET,))
+        # From where the feeds started (migration 0013: the events before it notify nobody).
+        conn.execute(
+            "INSERT INTO projection_cursors (name, position) SELECT %s, position FROM projection_cursors WHERE name = %s",
+            (CURSOR, START),
+        )
     return catch_up(store)
 
 

@@ -13,6 +13,9 @@
   first, and the sweep finds the deadlines near.
 - ``rematches.offered_seat``: the seat, in the rematch, of the player who asked for it
   (NULL for rematches made before this revision).
+- The feeds start at this revision: ``projection_cursors`` ``notifications`` (and
+  ``notifications-start``, where a rebuild starts again) at the last event stored, so
+  the events before it notify nobody.
 
 Revision ID: 0013
 Revises: 0011
@@ -57,6 +60,12 @@ def upgrade() -> None:
         CREATE INDEX match_turns_deadline ON match_turns (deadline) WHERE deadline IS NOT NULL;
 
         ALTER TABLE rematches ADD COLUMN offered_seat smallint CHECK (offered_seat IN (0, 1));
+
+        -- The feeds start now: the events stored before this revision notify nobody (a
+        -- player is not sent the whole history), and a rebuild starts here again.
+        INSERT INTO projection_cursors (name, position)
+        SELECT name, last.position FROM (SELECT position FROM events ORDER BY tx DESC, position DESC LIMIT 1) last,
+            (VALUES ('notifications'), ('notifications-start')) AS cursors (name);
         """
     )
 
@@ -67,6 +76,6 @@ def downgrade() -> None:
         ALTER TABLE rematches DROP COLUMN offered_seat;
         DROP TABLE match_turns;
         DROP TABLE notifications;
-        DELETE FROM projection_cursors WHERE name IN ('notifications', 'notification-bucket');
+        DELETE FROM projection_cursors WHERE name IN ('notifications', 'notifications-start', 'notification-bucket');
         """
     )
