@@ -279,3 +279,21 @@ def test_my_games_lists_the_matches_waiting_for_my_move_first(client, store, clo
     assert [(m["id"], m["your_turn"]) for m in anns] == [(newer, True), (older, False)]
     second = client.get("/players/me/matches?limit=1&cursor=1", headers=b).json["items"]
     assert [m["id"] for m in second] == [newer]
+
+
+def test_each_process_sweeps_for_reminders_in_the_background(client, store, clock):
+    import time
+
+    ann, a = guest(client, "Ann")
+    bob, b = guest(client, "Bob")
+    match = invited(client, a, b)  # Ann's move until START + 3 days
+    clock.now = START + timedelta(days=2, hours=13)
+    stop = feed.sweep_periodically(store, 0.05, timedelta(hours=12), clock)
+    try:
+        deadline = time.monotonic() + 10
+        while not reminders_of(client, a) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)  # a few more sweeps: still one reminder
+    finally:
+        stop.set()
+    assert reminders_of(client, a) == [(match, 0, "2026-12-04T09:00:00.000+00:00")]
