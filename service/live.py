@@ -53,6 +53,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from uuid import UUID
 
 import psycopg
@@ -65,6 +66,8 @@ from service.store.notifications import Listener
 
 log = logging.getLogger(__name__)
 
+#: What a channel follows: its items (each with a ``seq`` and a ``type``) after a seq, at most so many.
+Reader = Callable[[int, int], list[Any]]
 #: Events one database read of a stream's backlog returns at most.
 PAGE = 500
 #: Seconds between a process's refreshes of its followers' rows; a row older than
@@ -102,18 +105,23 @@ class Closing(Exception):
 class Channel:
     """One match's followers in this process, and its recent events.
 
-    ``recent`` holds consecutive events ending at ``fetched`` (it may be empty); events
-    up to ``notified`` are known to exist.  ``fetched`` is None until a follower has
+    ``recent`` holds every item after ``base`` up to ``fetched`` (it may be empty: then
+    ``base`` is ``fetched``); items up to ``notified`` are known to exist.  A match's
+    seqs are consecutive, a feed's ids are not: ``base`` says where the kept run starts.  ``fetched`` is None until a follower has
     read the database once (a new channel fetches nothing on its own: a follower
     with a backlog reads it, and says where it stopped with ``seen``)."""
 
-    def __init__(self, hub: LiveHub, match_id: UUID):
+    def __init__(self, hub: LiveHub, match_id: UUID, read: Reader | None = None):
         self.hub = hub
+        #: The match followed (or, for a player's feed, the player).
         self.match_id = match_id
+        #: Reads its items after a seq, at most so many (a match's events by default).
+        self.read: Reader = read or (lambda after, limit: hub.reader.read(match_id, after=after, limit=limit))
         self.followers = 0
         self.by_seat = [0, 0]  # followers of each seat (the operator is neither)
         self.notified = 0
         self.fetched: int | None = None
+        self.base = 0
         self.stale = False  # announcements may have been missed: look at the database
         self.recent: deque[StoredEvent] = deque(maxlen=hub.buffer_events)
         self._frames: dict[tuple[int, int | None], bytes] = {}
@@ -150,7 +158,7 @@ class Channel:
         with self.changed:
             self.notified = max(self.notified, seq)
             if self.fetched is None or (not self.recent and seq > self.fetched):
-                self.fetched = seq
+                self.fetched = self.base = seq
 
     # -- events ----------------------------------------------------------------------
 
@@ -164,7 +172,7 @@ class Channel:
         with self.changed:
             if seq >= self.fetched:
                 return []
-            if not self.recent or self.recent[0].seq > seq + 1:
+            if seq < self.base:
                 return None
             return [e for e in self.recent if e.seq > seq]
 
@@ -176,8 +184,11 @@ class Channel:
                 if start is None or (start >= self.notified and not stale):
                     return
                 self.stale = False
-            events = self.hub.reader.read(self.match_id, after=start, limit=self.hub.buffer_events)
+            events = self.read(start, self.hub.buffer_events)
             with self.changed:
+                overflow = len(self.recent) + len(events) - self.hub.buffer_events
+                if overflow > 0:  # the items before the kept run leave: it starts after the last of them
+                    self.base = (list(self.recent) + events)[overflow - 1].seq
                 self.recent.extend(events)
                 if events:
                     self.fetched = events[-1].seq
@@ -188,7 +199,7 @@ class Channel:
                     del self._frames[key]
                 self.changed.notify_all()
 
-    def frame(self, event: StoredEvent, seat: int | None, render: Callable[[StoredEvent, int | None], bytes]) -> bytes:
+    def frame(self, event: Any, seat: int | None, render: Callable[[Any, int | None], bytes]) -> bytes:
         """The event as sent to ``seat``; rendered once per seat while the channel keeps it."""
         recent = self.recent
         if not recent or not recent[0].seq <= event.seq <= recent[-1].seq:
@@ -256,9 +267,13 @@ class LiveHub:
 
     # -- admission -------------------------------------------------------------------
 
-    def open(self, match_id: UUID, *, token_key: str | None, address: str | None, seat: int | None = None) -> Subscription:
+    def open(
+        self, match_id: UUID, *, token_key: str | None, address: str | None, seat: int | None = None, read: Reader | None = None,
+    ) -> Subscription:
         """Admit a stream of ``match_id`` (``token_key`` None: not counted per token) for
-        ``seat`` (None: the operator), or raise TooManyStreams (or Closing)."""
+        ``seat`` (None: the operator), or raise TooManyStreams (or Closing).  ``read``:
+        what the channel follows instead of the match's events (a player's feed, keyed
+        by the player's id: its items have a ``seq`` and a ``type`` as events do)."""
         limits = self.limits
         with self._lock:
             if self.closing:
@@ -276,7 +291,7 @@ class LiveHub:
                 self._by_token[token_key] = self._by_token.get(token_key, 0) + 1
             channel = self._channels.get(match_id)
             if channel is None:
-                channel = self._channels[match_id] = Channel(self, match_id)
+                channel = self._channels[match_id] = Channel(self, match_id, read)
             channel.followers += 1
             first_of_seat = seat is not None and channel.by_seat[seat] == 0
             if seat is not None:
@@ -384,14 +399,16 @@ def follow(
     *,
     seconds: float,
     heartbeat: float,
-    render: Callable[[StoredEvent, int | None], bytes],
+    render: Callable[[Any, int | None], bytes],
     seat: int | None,
     clock: Callable[[], float] = time.monotonic,
+    ends: Callable[[Any], bool] = lambda event: event.type == "match_ended",
 ):
     """The stream's chunks (bytes): events after ``after`` as Server-Sent Events, then
-    each new one, with heartbeats, for ``seconds`` or until the match ends.  Raises
-    Lagged when the follower fell behind what its channel keeps."""
-    channel, reader = sub.channel, sub.hub.reader
+    each new one, with heartbeats, for ``seconds`` or until the match ends (``ends``:
+    the item after which the stream closes).  Raises Lagged when the follower fell
+    behind what its channel keeps."""
+    channel = sub.channel
     deadline = clock() + seconds
     live = False  # caught up once: from then on, falling behind the buffer is lagging
     yield b"retry: 1000\n\n"
@@ -402,13 +419,13 @@ def follow(
         if events is None:
             if live:
                 raise Lagged()
-            events = reader.read(channel.match_id, after=after, limit=PAGE)
+            events = channel.read(after, PAGE)
             if len(events) < PAGE:
                 channel.seen(events[-1].seq if events else after)
         if events:
             yield b"".join(channel.frame(e, seat, render) for e in events)
             after = events[-1].seq
-            if events[-1].type == "match_ended":
+            if ends(events[-1]):
                 return
             if len(events) == PAGE:
                 continue

@@ -44,14 +44,12 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
-import time
 from uuid import UUID
 
 import glicko2
-from psycopg_pool import PoolClosed
 
-from service.store import EventStore
+from service.store import EventStore, projections
+from service.store.projections import Projection
 
 log = logging.getLogger(__name__)
 
@@ -156,124 +154,43 @@ def _apply(conn, match_id: UUID, data: dict, who: str) -> bool:
     return True
 
 
+def projection(who: str = "all") -> Projection:
+    """The ratings as a projection of the match ends, rating the matches of ``who``."""
+
+    def apply(conn, rows) -> int:
+        return sum(_apply(conn, match_id, data, who) for match_id, data, _ in rows)
+
+    return Projection("ratings", CURSOR, LOCK_KEY, MATCH_ENDS, apply)
+
+
 def catch_up(store: EventStore, who: str = "all") -> int:
     """Fold the match ends not yet folded; the number of rated matches folded (0 also
     when another process holds the projection at the moment).  ``who``: whose matches
     are rated (``RATED_PLAYERS``)."""
-    rated = 0
-    while True:
-        with store.transaction() as conn:
-            locked = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (LOCK_KEY,)).fetchone()
-            assert locked is not None, "a SELECT of one value and no FROM returns one row"
-            if not locked[0]:
-                return rated
-            row = conn.execute("SELECT position FROM projection_cursors WHERE name = %s", (CURSOR,)).fetchone()
-            position = row[0] if row else 0
-            tx = "0"
-            if position:
-                last = conn.execute("SELECT tx::text FROM events WHERE position = %s", (position,)).fetchone()
-                assert last is not None, "the cursor is the position of an event, and events are never deleted"
-                tx = last[0]
-            rows = conn.execute(MATCH_ENDS, {"tx": tx, "position": position, "limit": BATCH}).fetchall()
-            for match_id, data, position in rows:  # noqa: B007 - the last position is the cursor, stored below
-                rated += _apply(conn, match_id, data, who)
-            if rows:
-                conn.execute(
-                    "INSERT INTO projection_cursors (name, position) VALUES (%s, %s)"
-                    " ON CONFLICT (name) DO UPDATE SET position = excluded.position",
-                    (CURSOR, position),
-                )
-        if len(rows) < BATCH:
-            return rated
+    return projections.catch_up(store, projection(who), BATCH)
 
 
 def catch_up_quietly(store: EventStore, who: str = "all") -> None:
     """catch_up, for after an action: a failure is logged (the next call catches up)."""
-    try:
-        catch_up(store, who)
-    except PoolClosed:
-        pass  # the process is shutting down; the next one catches up
-    except Exception as exc:  # the match's events are stored whatever happens here
-        log.warning("could not update the ratings: %s", type(exc).__name__)
-
-
-FOLDED = """
-SELECT EXISTS (
-    SELECT FROM projection_cursors c JOIN events last ON last.position = c.position, events e
-    WHERE c.name = %(cursor)s AND e.position = %(position)s AND (e.tx, e.position) <= (last.tx, last.position)
-)
-"""
+    projections.catch_up_quietly(store, projection(who))
 
 
 def folded(store: EventStore, position: int) -> bool:
     """Whether the event at ``position`` has been read by the ratings projection."""
-    with store.connection() as conn:
-        row = conn.execute(FOLDED, {"cursor": CURSOR, "position": position}).fetchone()
-        assert row is not None, "SELECT EXISTS (...) returns one row"
-        return row[0]
+    return projections.folded(store, CURSOR, position)
 
 
-class Folder:
-    """Folds a match's end into the ratings soon after it is stored.
-
-    The projection reads only below the oldest transaction still open on the server
-    (the global order's horizon, service/store/events.py), so right after a match ends
-    its end may not be readable yet: a request still in flight elsewhere holds the
-    horizon back for a moment.  The first attempt is made at once; if the end is not
-    folded by it, a background thread of this process tries again every 0.1 s for up
-    to a minute (readers of ratings catch up too, so nothing is lost after that)."""
-
-    RETRY_SECONDS = 0.1
-    GIVE_UP_SECONDS = 60.0
+class Folder(projections.Folder):
+    """Folds a match's end into the ratings soon after it is stored (see
+    ``service.store.projections.Folder``)."""
 
     def __init__(self, store: EventStore, who: str = "all"):
-        self.store = store
-        self.who = who
-        self._pending: dict[int, float] = {}  # position -> when it was asked for
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def fold(self, position: int) -> None:
-        catch_up_quietly(self.store, self.who)
-        try:
-            if folded(self.store, position):
-                return
-        except Exception as exc:
-            log.warning("could not check the ratings: %s", type(exc).__name__)
-        with self._lock:
-            self._pending[position] = time.monotonic()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="ratings-folder", daemon=True)
-                self._thread.start()
-        self._wake.set()
-
-    def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            time.sleep(self.RETRY_SECONDS)
-            catch_up_quietly(self.store, self.who)
-            with self._lock:
-                waiting = dict(self._pending)
-            for position, since in waiting.items():
-                try:
-                    done = folded(self.store, position)
-                except Exception:
-                    done = False
-                if done or time.monotonic() - since > self.GIVE_UP_SECONDS:
-                    with self._lock:
-                        self._pending.pop(position, None)
-            with self._lock:
-                if not self._pending:
-                    self._wake.clear()
+        super().__init__(store, projection(who))
 
 
 def rebuild(store: EventStore, who: str = "all") -> int:
     """Recompute every rating from the events alone, rating the matches of ``who``
     (``RATED_PLAYERS``); the number of rated matches."""
     with store.transaction() as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
-        conn.execute("DELETE FROM player_ratings")
-        conn.execute("DELETE FROM rated_opponents")
-        conn.execute("DELETE FROM projection_cursors WHERE name = %s", (CURSOR,))
+        projections.restart(conn, projection(who), "player_ratings", "rated_opponents")
     return catch_up(store, who)

@@ -262,6 +262,15 @@ class Settings:
         "GIN_RUMMY_LEADERBOARD_MIN_OPPONENTS", _whole, 3,
         "Distinct opponents, established when played, a player needs to be on the leaderboard.",
     )
+    # --- notifications ------------------------------------------------------------------
+    reminder_before_seconds: float = setting(
+        "GIN_RUMMY_REMINDER_BEFORE_SECONDS", _FLOAT, 12 * 3600.0,
+        "A player is reminded of a move this long before its deadline, under clocks of at least twice that (default 12 hours).",
+    )
+    reminder_sweep_seconds: float = setting(
+        "GIN_RUMMY_REMINDER_SWEEP_SECONDS", _FLOAT, 60.0,
+        "How often each process looks for reminders due (0: never; a reminder is sent once, by whichever looks first).",
+    )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(
         "GIN_RUMMY_SIGNING_KEY_FILE", _optional_text, None, "An Ed25519 key (PEM) to sign exports with; unset: the service's own."

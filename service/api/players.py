@@ -59,12 +59,34 @@ def rename_me(body: dict):
     tags=["players"],
     query=s.MatchListQuerySchema,
     responses={200: s.PlayerMatchListSchema, 422: s.ProblemSchema, **PLAYER_PROBLEMS},
-    description="Newest first, each with the opponent, whose turn it is (`your_turn`), the deadline under a clock, and the score.",
+    description=(
+        "The matches waiting for the player's move first, then the others, each group newest first; each with the "
+        "opponent, whose turn it is (`your_turn`), the deadline under a clock, and the score."
+    ),
 )
 def my_matches(query: dict):
     offset = cursor_offset(query.get("cursor"))
     page = app().players.matches(bearer_token(), query.get("status"), query["limit"], offset)
     return s.shared(s.PlayerMatchListSchema).dump({"items": page.items, "next_cursor": page.next_cursor})
+
+
+@bp.get("/players/me/notifications")
+@operation(
+    summary="The calling player's notifications since a cursor",
+    tags=["players"],
+    query=s.NotificationsQuerySchema,
+    responses={200: s.NotificationPageSchema, 422: s.ProblemSchema, **PLAYER_PROBLEMS},
+    description=(
+        "In the order they were stored, after the cursor `after` (0: from the first), at most `limit` of them: "
+        "`your_move` (with the deadline under a clock), `match_found`, `invite_accepted`, `rematch_offered`, "
+        "`match_ended` (with the result) and `reminder` (a move's deadline is near, under a clock of days). Pass "
+        "`next_cursor` as `after` for what follows: an app that was closed asks for what it missed. "
+        "`GET /players/me/stream` sends the same ones live."
+    ),
+)
+def my_notifications(query: dict):
+    page = app().players.notifications(bearer_token(), query["after"], query["limit"])
+    return s.shared(s.NotificationPageSchema).dump({"items": page.items, "next_cursor": page.next_cursor})
 
 
 @bp.get("/players/<player_id>")

@@ -67,14 +67,61 @@ def get_events(match_id: uuid.UUID, query: dict):
     ),
 )
 def stream(match_id: uuid.UUID, query: dict):
+    live = app().streams.open(
+        bearer_token(), match_id, asked_seat(), after=resume_after(query), seconds=query["wait"], address=request.remote_addr,
+        render=sse_frame,
+    )
+    return serve(live)
+
+
+FEED_LAST_EVENT_ID = {
+    **LAST_EVENT_ID,
+    "description": "The id of the last notification received: the stream resumes after it (instead of `after`).",
+}
+
+
+@bp.get("/players/me/stream")
+@operation(
+    summary="The calling player's notifications, live, as Server-Sent Events",
+    tags=["players"],
+    query=s.FeedStreamQuerySchema,
+    headers=[FEED_LAST_EVENT_ID],
+    responses={
+        200: s.ServerSentEvents(
+            s.NotificationSchema, "text/event-stream: one `event:` per notification (id = its id, event = its kind, data = its JSON)"
+        ),
+        401: s.ProblemSchema,
+        403: s.ProblemSchema,
+        422: s.ProblemSchema,
+        429: s.ProblemSchema,
+        503: s.ProblemSchema,
+    },
+    content_type="text/event-stream",
+    description=(
+        "One connection for every match of the player: sends the notifications after `after` (or the "
+        "Last-Event-ID header) in pieces of 500, then each new one as it is stored, with a `: keep-alive` "
+        "comment after 15 seconds without one. The stream closes after `wait` seconds (default 30) or when "
+        "the client falls more than 256 notifications behind; reconnect with Last-Event-ID, on any instance, to "
+        "continue without a gap (`GET /players/me/notifications` gives the same notifications in pages). The "
+        "limits of `GET /matches/{id}/stream` apply, counted per player token: at most 4 streams per player "
+        "and 100 per client address at once in a process (by default), beyond them 429 `too_many_streams`."
+    ),
+)
+def feed_stream(query: dict):
+    live = app().streams.open_feed(bearer_token(), after=resume_after(query), seconds=query["wait"], address=request.remote_addr, render=feed_frame)
+    return serve(live)
+
+
+def resume_after(query: dict) -> int:
+    """Where a stream starts: after the Last-Event-ID header's id, else the query's ``after``."""
     last = request.headers.get("Last-Event-ID") or None
     if last is not None and not is_number(last):
         raise Problem(422, "invalid_request", "Last-Event-ID must be an event id (seq)", errors={"Last-Event-ID": ["not an event id"]})
-    after = int(last) if last is not None else query["after"]
-    live = app().streams.open(
-        bearer_token(), match_id, asked_seat(), after=after, seconds=query["wait"], address=request.remote_addr,
-        render=sse_frame,
-    )
+    return int(last) if last is not None else query["after"]
+
+
+def serve(live) -> Response:
+    """A live stream as the response: its socket bounded, freed at once when the client hangs up."""
     sock = request.environ.get("gunicorn.socket")
     _bound_socket(sock)
     # A client that hangs up frees its place at once, not at the next heartbeat.
@@ -82,6 +129,11 @@ def stream(match_id: uuid.UUID, query: dict):
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # nginx: pass events through at once
     return response
+
+
+def feed_frame(notification, seat: int | None) -> bytes:
+    """A notification as a Server-Sent Event: its id, its kind as the name."""
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (notification.seq, notification.type.encode(), dumps(notification.to_json()))
 
 
 def sse_frame(stored, seat: int | None) -> bytes:

@@ -15,7 +15,7 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
 - ``costs``: limits by cost: creations per address and player, CPU per address and caller
 - ``records``: export, import (written by the code that writes every new match), past
   states, hands, the audit
-- ``players``: guests, the calling player, profiles, the leaderboard
+- ``players``: guests, the calling player, its notifications, profiles, the leaderboard
 - ``play``: the deals and the computer's turns between a person's moves
 - ``tokens``: every token's format, hash and parse
 
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypedDict
 
-from service import ratings
+from service import feed, ratings
 from service.live import LiveHub, Presence, StreamLimits
 from service.records.signing import Signer
 from service.settings import Settings
@@ -86,14 +86,17 @@ class Application:
         )
         self.callers = Callers(store, settings.operator_token, verifier_of(settings))
         self.views = Views(store, self.presence, clock)
-        self.play = Play(store, hooks, clock, deal_rng)
+        self.play = Play(store, hooks, clock, deal_rng, feed.Folder(store))
         self.costs = Costs(store, settings)
         self.matches = MatchService(store, self.callers, self.views, self.play, Retries(settings.retry_secret), self.costs)
         self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
         self.coaching = Coaching(store, self.callers, self.play, self.costs)
         self.records = Records(store, self.callers, self.views, self.matches, self.play, self.signer, self.costs)
-        self.players = Players(store, self.callers, self.costs, settings.rated_players, settings.leaderboard_min_opponents)
+        self.players = Players(
+            store, self.callers, self.costs, settings.rated_players, settings.leaderboard_min_opponents,
+            clock=clock, reminder_before=settings.reminder_before_seconds,
+        )
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
 
@@ -116,7 +119,10 @@ class Application:
         reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
         if settings.idempotency_purge_seconds:
             purge_periodically(store.pool, every=float(settings.idempotency_purge_seconds))
-        return cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        made = cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        if settings.reminder_sweep_seconds:
+            made.players.sweep_periodically(float(settings.reminder_sweep_seconds))
+        return made
 
     def end_streams(self) -> None:
         """End every live stream (their clients reconnect, to another instance)."""

@@ -121,6 +121,7 @@ class Actions:
         events += more
         appended = uow.append(match_id, state.version, events, actor=f"seat:{seat}", state=after, idempotency=record)
         uow.commit()
+        self.play.stored(uow)
         self.play.report(moves, command["type"])
         if after.phase == MATCH_OVER:
             # The match ended: fold it into the ratings (it is stored).  Readers of

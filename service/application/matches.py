@@ -177,6 +177,7 @@ class MatchService:
                 spec = self._seat_the_player(uow, spec, player)
             match_id, state, seat_tokens, invite, moves = self._new_match(uow, spec, public=public)
             uow.commit()
+            self.play.stored(uow)
             self.play.report(moves)
             provenance = self.views.provenance(uow.conn, match_id)
         view = view_for(state, min(seat_tokens), match_id, now=self.views.clock(), provenance=provenance)
@@ -324,6 +325,7 @@ class MatchService:
             first, last = state.version + 1, state.version + len(events)
             uow.write(lambda conn: save_idempotency_record(conn, match_id, asked, first_seq=first, last_seq=last, sealed_token=sealed))
         uow.commit()
+        self.play.stored(uow)
         self.play.report(moves)
         return seat, seat_token, after
 
@@ -358,7 +360,7 @@ class MatchService:
                     new_id, made, seat_tokens, _, moves = self._new_match(uow, spec, token_seats={new_seat})
 
                     def link(conn) -> None:
-                        linked = online.link_rematch(conn, match_id, new_id)
+                        linked = online.link_rematch(conn, match_id, new_id, new_seat)
                         if linked != new_id:  # another seat's request made it first: keep that one
                             raise _Linked(linked)
 
@@ -368,6 +370,7 @@ class MatchService:
                         body = {"id": str(new_id), "seat": new_seat, "version": made.version}
                         uow.write(lambda conn: save_idempotency_record(conn, match_id, asked, body=body, sealed_token=sealed))
                     uow.commit()
+                    self.play.stored(uow)
                     self.play.report(moves)
                     return self._rematched(uow, new_id, new_seat, seat_tokens.get(new_seat), True, made)
             except _Linked as linked:

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from service import bots
+from service import bots, feed
 from service.cooperative import off_loop
 from service.engine import Event, State, decide, fold, hand_history
 from service.engine.deals import deal_command
@@ -28,6 +28,7 @@ from service.engine.game import AWAITING_DEAL, MATCH_OVER
 from service.store import EventStore
 
 from .hooks import Hooks
+from .unit_of_work import UnitOfWork
 
 #: The computer's levels whose decisions run off the event loop (service.cooperative).
 SLOW_LEVELS = frozenset({"hard"})
@@ -41,8 +42,13 @@ def system_clock() -> datetime:
 
 
 class Play:
-    def __init__(self, store: EventStore, hooks: Hooks, clock: Callable[[], datetime] = system_clock, deal_rng: random.Random | None = None):
+    def __init__(
+        self, store: EventStore, hooks: Hooks, clock: Callable[[], datetime] = system_clock, deal_rng: random.Random | None = None,
+        feeds: feed.Folder | None = None,
+    ):
         self.store = store
+        #: Folds what a use case stored into the players' notifications.
+        self.feeds = feeds
         self.hooks = hooks
         self.clock = clock
         # The OS generator by default: deals must not be predictable from earlier ones.
@@ -100,6 +106,13 @@ class Play:
             action = bots.computer_decision(state, history)
         self.hooks.bot_decided(level, time.perf_counter() - started)
         return action
+
+    def stored(self, uow: UnitOfWork) -> None:
+        """After a use case's commit: its events into the players' feeds (soon, if the
+        global order's horizon holds them back; a failure only delays them: readers
+        of a feed catch up too)."""
+        if self.feeds is not None and uow.appended:
+            self.feeds.fold(max(e.position for e in uow.appended))
 
     def report(self, computer_moves: list[str], person_move: str | None = None) -> None:
         if person_move is not None:

@@ -12,8 +12,10 @@ them (``Settings.leaderboard_min_opponents``).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
-from service import ratings
+from service import feed, ratings
 from service.engine.game import deadline
 from service.store import EventStore
 from service.store import players as store_players
@@ -23,6 +25,7 @@ from .callers import Callers
 from .costs import Costs
 from .errors import NotFound
 from .matches import Page
+from .play import system_clock
 from .unit_of_work import UnitOfWork
 from .views import public_seats, status_of
 
@@ -62,8 +65,14 @@ def player_not_found(player: object) -> NotFound:
 
 
 class Players:
-    def __init__(self, store: EventStore, callers: Callers, costs: Costs, rated_players: str = "all", min_opponents: int = 3):
+    def __init__(
+        self, store: EventStore, callers: Callers, costs: Costs, rated_players: str = "all", min_opponents: int = 3, *,
+        clock: Callable[[], datetime] = system_clock, reminder_before: float = 12 * 3600.0,
+    ):
         self.store = store
+        self.clock = clock
+        #: How long before a deadline a player is reminded of a move (``feed.sweep``).
+        self.reminder_before = timedelta(seconds=reminder_before)
         self.callers = callers
         self.costs = costs
         self.rated_players = rated_players
@@ -98,7 +107,10 @@ class Players:
             return player_json(renamed.value, _rating(uow.conn, player_id))
 
     def matches(self, token: str, status: str | None, limit: int, offset: int) -> Page:
-        """The calling player's matches, newest first, each with whose turn it is."""
+        """The calling player's matches, those waiting for the player's move first (as
+        folded into ``match_turns``: caught up first), then newest first, each with
+        whose turn it is."""
+        feed.catch_up_quietly(self.store)
         with UnitOfWork(self.store) as uow:
             player_id = self.callers.player(uow, token)
             rows = store_players.matches_of(uow.conn, player_id, status=status, limit=limit + 1, offset=offset)
@@ -125,6 +137,23 @@ class Players:
                     "created_at": row.created_at.isoformat(),
                 })
         return Page(items, str(offset + len(items)) if len(rows) > limit else None)
+
+    def notifications(self, token: str, after: int, limit: int) -> Page:
+        """The calling player's notifications after the cursor ``after``, in order;
+        the page's cursor is the last one's id (the same when there is none)."""
+        with UnitOfWork(self.store) as uow:
+            player_id = self.callers.player(uow, token)
+        feed.catch_up_quietly(self.store)
+        with UnitOfWork(self.store) as uow:
+            rows = feed.read(self.store, player_id, after, limit, uow.conn)
+        return Page([row.to_json() for row in rows], str(rows[-1].seq if rows else after))
+
+    def sweep(self) -> int:
+        """The reminders due now (``feed.sweep``); how many were made."""
+        return feed.sweep(self.store, self.clock(), self.reminder_before)
+
+    def sweep_periodically(self, every: float) -> None:
+        feed.sweep_periodically(self.store, every, self.reminder_before, self.clock)
 
     def profile(self, player_id: uuid.UUID) -> dict:
         ratings.catch_up_quietly(self.store, self.rated_players)

@@ -70,6 +70,8 @@ class UnitOfWork:
         self._lease: AbstractContextManager[psycopg.Connection] | None = None
         self._conn: psycopg.Connection | None = None
         self._staged: list[Staged[Any]] = []
+        #: The events its commits stored (the feeds fold them after: ``Play.stored``).
+        self.appended: list[StoredEvent] = []
 
     def __enter__(self) -> UnitOfWork:
         return self
@@ -115,7 +117,10 @@ class UnitOfWork:
             return
         if len(staged) == 1 and staged[0].alone:
             staged[0]._apply(self.conn)
-            return
-        with self.store.transaction(self.conn) as conn:
-            for write in staged:
-                write._apply(conn)
+        else:
+            with self.store.transaction(self.conn) as conn:
+                for write in staged:
+                    write._apply(conn)
+        for write in staged:
+            if isinstance(write, Appended):
+                self.appended += write.events

@@ -7,7 +7,7 @@ import argparse
 import sys
 from datetime import timedelta
 
-from service import ratings
+from service import feed, ratings
 from service.api import create_app
 from service.api.openapi import spec_yaml
 from service.records.signing import new_key
@@ -42,7 +42,8 @@ def projections_rebuild(args: argparse.Namespace) -> int:
         store = EventStore(pool)
         count = store.rebuild_projections()
         rated = ratings.rebuild(store, args.settings.rated_players)
-    print(f"rebuilt the read models of {count} matches and the ratings of {rated} rated matches")
+        noted = feed.rebuild(store)
+    print(f"rebuilt the read models of {count} matches, the ratings of {rated} rated matches and {noted} notifications")
     return 0
 
 

@@ -9,7 +9,7 @@ a connection, not a fact of the game.
 - ``lobby(conn, limit, offset, max_age)``: public matches still waiting, newest first;
   ``open_public_of(conn, player_id, max_age)``: how many of them a player holds a seat
   of, and when the oldest of those entered the lobby
-- ``link_rematch(conn, match_id, rematch_id)``: the rematch, or the one another request
+- ``link_rematch(conn, match_id, rematch_id, offered_seat)``: the rematch, or the one another request
   linked first; ``rematch_of(conn, match_id)``
 - ``follow`` / ``unfollow`` / ``refresh_follows``: a process's live followers of each
   seat; ``connected_seats(conn, match_id, within)``: the seats followed by any process
@@ -78,13 +78,14 @@ def open_public_of(conn, player_id: UUID, *, max_age: timedelta) -> tuple[int, d
     return int(row[0]), row[1]
 
 
-def link_rematch(conn, match_id: UUID, rematch_id: UUID) -> UUID:
-    """Record ``rematch_id`` as the rematch of ``match_id`` unless one is recorded; the
-    one recorded either way."""
+def link_rematch(conn, match_id: UUID, rematch_id: UUID, offered_seat: int | None = None) -> UUID:
+    """Record ``rematch_id`` as the rematch of ``match_id`` (asked for by the player of
+    ``offered_seat``, a seat of the rematch) unless one is recorded; the one recorded
+    either way."""
     row = conn.execute(
-        "INSERT INTO rematches (match_id, rematch_id) VALUES (%s, %s) ON CONFLICT (match_id) DO NOTHING"
+        "INSERT INTO rematches (match_id, rematch_id, offered_seat) VALUES (%s, %s, %s) ON CONFLICT (match_id) DO NOTHING"
         " RETURNING rematch_id",
-        (match_id, rematch_id),
+        (match_id, rematch_id, offered_seat),
     ).fetchone()
     if row:
         return row[0]

@@ -99,13 +99,18 @@ class PlayerMatch(NamedTuple):
 
 
 def matches_of(conn, player_id: UUID, *, status: str | None, limit: int, offset: int) -> list[PlayerMatch]:
-    """The matches a player holds a seat in, newest first (one row per match: its
-    lowest seat held)."""
+    """The matches a player holds a seat in, those waiting for the player's move first
+    (``match_turns``, folded with the notifications), then newest first (one row per
+    match: its lowest seat held)."""
     rows = conn.execute(
-        "SELECT DISTINCT ON (s.created_at, s.match_id) s.match_id, p.seat, s.status, s.created_at"
+        "SELECT match_id, seat, status, created_at FROM ("
+        " SELECT DISTINCT ON (s.created_at, s.match_id) s.match_id, p.seat, s.status, s.created_at,"
+        " (t.player_id IS NOT DISTINCT FROM p.player_id) AS mine"
         " FROM match_players p JOIN match_summaries s ON s.match_id = p.match_id"
+        " LEFT JOIN match_turns t ON t.match_id = s.match_id"
         " WHERE p.player_id = %(player)s AND (%(status)s::text IS NULL OR s.status = %(status)s::text)"
-        " ORDER BY s.created_at DESC, s.match_id, p.seat LIMIT %(limit)s OFFSET %(offset)s",
+        " ORDER BY s.created_at DESC, s.match_id, p.seat) listed"
+        " ORDER BY mine DESC, created_at DESC, match_id LIMIT %(limit)s OFFSET %(offset)s",
         {"player": player_id, "status": status, "limit": limit, "offset": offset},
     ).fetchall()
     return [PlayerMatch(*row) for row in rows]

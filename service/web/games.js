@@ -1,6 +1,6 @@
 // My games: the player's matches (GET /players/me/matches), those being played first
-// (and those waiting for someone to join), then the finished ones, newest first, in
-// pages.  A badge marks the games waiting for the player's move; a clock counts down.
+// (and those waiting for someone to join), then the finished ones, each list with the
+// games waiting for the player's move first, then newest first, in pages.  A badge marks the games waiting for the player's move; a clock counts down.
 // The list is asked for again every 15 s while the page is visible (no faster: a move
 // is seen at once on the table, through its stream).
 

@@ -170,6 +170,8 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", f"{match}/export?format=text", token=token)
     call("GET", "/matches", token=token)
     call("GET", "/players/me/matches", token=ann["token"])
+    call("GET", "/players/me/notifications?after=0&limit=3", token=ann["token"])
+    call("GET", "/players/me/stream?after=0&wait=0", token=ann["token"])
     call("GET", f"/players/{ann['id']}")
     call("GET", "/leaderboard?limit=5")
     call("GET", "/metrics", keep=service_metrics)

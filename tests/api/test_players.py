@@ -393,6 +393,13 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
             truth = client.get(f"/matches/{mid}", headers=bearer(OPERATOR)).json
             listing = client.get("/players/me/matches", headers=headers).json
             assert listing["items"][0]["id"] == mid and not cards_in(listing)  # no card at all
+            feed = client.get("/players/me/notifications", headers=headers).json
+            assert not cards_in(feed)  # nor in a notification
+            stream = client.get("/players/me/stream?wait=0", headers=headers)
+            sent = stream.get_data(as_text=True).splitlines()
+            stream.close()
+            streamed = [json.loads(line[6:]) for line in sent if line.startswith("data: ")]
+            assert len(streamed) == len(feed["items"]) and not cards_in(streamed)
             view = client.get(f"/matches/{mid}", headers=headers).json
             hidden = set(truth["hidden"]["stock"]) | (set(truth["hidden"]["hands"][1 - seat]) - set(view["opponent"]["known_cards"]))
             if view["phase"] not in ("defense", "match_over"):  # then the hands are shown
@@ -418,4 +425,8 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
     assert lines and not any(secret in line for line in lines for secret in secrets_)
     with store.connection() as conn:
         stored = conn.execute("SELECT data::text FROM events WHERE match_id = %s", (mid,)).fetchall()
+        noted = conn.execute("SELECT kind, data FROM notifications WHERE match_id = %s", (mid,)).fetchall()
     assert stored and not any(secret in row[0] for row in stored for secret in secrets_)
+    # Every notification of the match (the join, each turn, the end): no token, no card.
+    assert {kind for kind, _ in noted} >= {"invite_accepted", "your_move"}
+    assert not any(secret in str(data) for _, data in noted for secret in secrets_) and not cards_in([d for _, d in noted])

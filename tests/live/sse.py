@@ -20,8 +20,12 @@ class Stream:
     """``GET /matches/{id}/stream`` read in a thread of its own: ``ids`` the event ids
     received in order, ``comments`` the comment lines, ``ended`` once the server closed it."""
 
-    def __init__(self, port: int, match_id: str, token: str, *, wait: int = 60, last_event_id: int | None = None):
+    def __init__(
+        self, port: int, match_id: str | None, token: str, *, wait: int = 60, last_event_id: int | None = None, path: str | None = None,
+    ):
         self.port, self.match_id, self.token, self.wait = port, match_id, token, wait
+        #: What is followed: the match's stream, or another (``/players/me/stream``).
+        self.path = path or f"/matches/{match_id}/stream"
         self.last_event_id = last_event_id
         self.status: int | None = None
         self.problem: dict | None = None
@@ -44,7 +48,7 @@ class Stream:
             headers = {**bearer(self.token), "Accept": "text/event-stream"}
             if self.last_event_id is not None:
                 headers["Last-Event-ID"] = str(self.last_event_id)
-            conn.request("GET", f"/matches/{self.match_id}/stream?wait={self.wait}", headers=headers)
+            conn.request("GET", f"{self.path}?wait={self.wait}", headers=headers)
             response = conn.getresponse()
             self.status = response.status
             if response.status != 200:

@@ -140,3 +140,54 @@ def test_a_quiet_stream_outlives_its_send_timeout_with_heartbeats(serve):
     lasted = time.monotonic() - started
     assert 3.5 < lasted < 8, f"the stream lasted {lasted:.1f} s, asked for 4"
     assert stream.comments.count("keep-alive") >= 5, stream.comments
+
+
+def _move(port: int, match_id: str, token: str) -> None:
+    """One turn of the player of ``token``: a card drawn from the stock, the first card discarded."""
+    headers = {"Authorization": f"Bearer {token}"}
+    status, _ = call(port, "POST", f"/matches/{match_id}/actions", {"type": "draw", "source": "stock"}, headers)
+    assert status == 200
+    _, view = call(port, "GET", f"/matches/{match_id}", headers=headers)
+    assert view is not None
+    status, body = call(port, "POST", f"/matches/{match_id}/actions", {"type": "discard", "card": view["hand"][0]}, headers)
+    assert status == 200, body
+
+
+def test_a_players_notifications_stream_across_processes_and_resume_after_a_restart(serve):
+    instance = serve(workers=2, **UNLIMITED)
+    other = serve(workers=1, **UNLIMITED)
+    _, ann = call(instance.port, "POST", "/players", {"name": "Ann"})
+    _, bob = call(instance.port, "POST", "/players", {"name": "Bob"})
+    assert ann is not None and bob is not None
+    a, b = ({"Authorization": f"Bearer {p['token']}"} for p in (ann, bob))
+    _, created = call(instance.port, "POST", "/matches", {"seats": [{"kind": "human"}, {"kind": "open"}]}, a)
+    assert created is not None
+    match_id = created["id"]
+    assert call(other.port, "POST", f"/matches/{match_id}/join", {"code": created["invite"]["code"]}, b)[0] == 201
+    # Bob follows his feed on one instance while Ann moves on the other.
+    first = Stream(instance.port, None, bob["token"], wait=120, path="/players/me/stream").start()
+    assert first.opened.wait(30) and first.status == 200
+    for _ in range(2):
+        _move(other.port, match_id, ann["token"])
+        _move(other.port, match_id, bob["token"])
+    deadline = time.monotonic() + 20
+    while len(first.types) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert first.types == ["your_move", "your_move"]
+    instance.stop()  # the stream ends with its instance
+    assert first.ended.wait(30)
+    _move(other.port, match_id, ann["token"])  # meanwhile, on the other instance
+    instance.start()
+    instance.wait_ready()
+    resumed = Stream(instance.port, None, bob["token"], wait=120, last_event_id=first.ids[-1], path="/players/me/stream").start()
+    assert resumed.opened.wait(30) and resumed.status == 200
+    _move(instance.port, match_id, bob["token"])
+    _move(instance.port, match_id, ann["token"])
+    deadline = time.monotonic() + 20
+    while len(resumed.types) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    resumed.close()
+    _, page = call(other.port, "GET", "/players/me/notifications", headers=b)
+    assert page is not None
+    assert first.ids + resumed.ids == [int(n["id"]) for n in page["items"]]  # no gap, no repeat
+    assert len(page["items"]) == 4 and {n["kind"] for n in page["items"]} == {"your_move"}

@@ -17,7 +17,7 @@ from tests.factories import MatchFactory, in_hand
 TABLES = {
     "events", "snapshots", "match_summaries", "seat_tokens", "idempotency_keys", "match_invites", "rematches",
     "live_followers", "players", "match_players", "player_ratings", "projection_cursors", "match_provenance", "rated_opponents",
-    "signing_keys", "service_secrets", "rate_buckets", "hand_analyses",
+    "signing_keys", "service_secrets", "rate_buckets", "hand_analyses", "notifications", "match_turns",
 }
 
 
@@ -83,7 +83,7 @@ def test_the_cli_upgrades_the_database_of_database_url_rebuilds_projections_and_
     assert cli.main(["db", "downgrade", "base"]) == 0
     assert tables(fresh_database_url) == set()
     out = capsys.readouterr().out
-    assert "rebuilt the read models of 1 matches" in out
+    assert "rebuilt the read models of 1 matches, the ratings of 0 rated matches and 0 notifications" in out
     assert "deleted 0 idempotency records older than 24 hours" in out
 
 
@@ -96,3 +96,30 @@ def test_the_cli_prints_the_openapi_document_without_a_database(monkeypatch, cap
 def test_the_cli_explains_its_commands():
     with pytest.raises(SystemExit):
         cli.main(["db"])
+
+
+def test_upgrading_a_database_with_history_notifies_nobody_of_the_past(fresh_database_url):
+    from service import feed
+    from service.store import players as store_players
+
+    upgrade(fresh_database_url, "0011")
+    ann, bob = uuid.uuid4(), uuid.uuid4()
+    seats = [{"kind": "human", "name": "Ann", "player": str(ann)}, {"kind": "human", "name": "Bob", "player": str(bob)}]
+    old = MatchFactory.build(start={"type": "start_match", "rules": {"preset": "classic"}, "seats": seats}, until=in_hand(1, moves=4))
+    with connect(fresh_database_url, max_size=2) as pool:
+        store = EventStore(pool)
+        old.append_to(store)
+        with store.transaction() as conn:
+            store_players.bind_seats(conn, old.match_id, {0: str(ann), 1: str(bob)})
+    upgrade(fresh_database_url)
+    with connect(fresh_database_url, max_size=2) as pool:
+        store = EventStore(pool)
+        assert feed.catch_up(store) == 0  # 4 moves and a deal stored before: no notification
+        assert feed.rebuild(store) == 0  # nor from a rebuild
+        with store.transaction() as conn:
+            ended = {"type": "match_ended", "data": {"winner": 0, "reason": "resigned", "scores": [0, 0]}}
+            store.append(old.match_id, len(old.events), [ended], conn=conn)
+        assert feed.catch_up(store) == 2  # the match's end, to each player
+        with store.connection() as conn:
+            rows = conn.execute("SELECT kind, player_id FROM notifications ORDER BY id").fetchall()
+        assert rows == [("match_ended", ann), ("match_ended", bob)]

@@ -192,7 +192,7 @@ def test_my_games_badges_the_games_waiting_for_the_players_move(devices, live_se
     page = client.page
     page.wait_for_selector(f'#games-playing li[data-id="{mine}"]')
     rows = page.locator("#games-playing li").evaluate_all("els => els.map(e => e.dataset.id)")
-    assert rows == [theirs, mine, waiting]  # being played (newest first), then waiting
+    assert rows == [mine, theirs, waiting]  # being played (Ann's move first, then newest first), then waiting
     assert page.locator("#games-finished li").evaluate_all("els => els.map(e => e.dataset.id)") == [over]
 
     def row(match_id):

@@ -85,8 +85,12 @@ from .play import (
     ViewQuerySchema,
 )
 from .players import (
+    FeedStreamQuerySchema,
     LeaderboardEntrySchema,
     LeaderboardSchema,
+    NotificationPageSchema,
+    NotificationSchema,
+    NotificationsQuerySchema,
     PlayerCreatedSchema,
     PlayerMatchListSchema,
     PlayerMatchSchema,
@@ -206,6 +210,10 @@ __all__ = [
     "ProfileSchema",
     "PlayerMatchSchema",
     "PlayerMatchListSchema",
+    "FeedStreamQuerySchema",
+    "NotificationPageSchema",
+    "NotificationSchema",
+    "NotificationsQuerySchema",
     "LeaderboardEntrySchema",
     "LeaderboardSchema",
     "HintSchema",

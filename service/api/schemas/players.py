@@ -102,3 +102,56 @@ class LeaderboardSchema(Schema):
         required=True,
         metadata={"description": "Distinct opponents, established when played, a player needs to be listed (a setting of the service)."},
     )
+
+
+#: Notifications per page of ``GET /players/me/notifications``: by default, and at most.
+NOTIFICATIONS_PAGE = 100
+NOTIFICATIONS_PAGE_MAX = 500
+NOTIFICATION_KINDS = ("your_move", "match_found", "invite_accepted", "rematch_offered", "match_ended", "reminder")
+RESULTS = ("won", "lost", "draw", "aborted")
+
+
+class NotificationsQuerySchema(Base):
+    after = fields.Integer(
+        load_default=0, validate=validate.Range(0),
+        metadata={"description": "Return the notifications after this cursor (a notification's `id`, or a page's `next_cursor`)."},
+    )
+    limit = fields.Integer(
+        load_default=NOTIFICATIONS_PAGE,
+        validate=validate.Range(1, NOTIFICATIONS_PAGE_MAX),
+        metadata={"description": f"Page size, 1 to {NOTIFICATIONS_PAGE_MAX} (default {NOTIFICATIONS_PAGE}); a larger one is refused with 422."},
+    )
+
+
+class FeedStreamQuerySchema(Base):
+    after = fields.Integer(
+        load_default=0, validate=validate.Range(0),
+        metadata={"description": "Send the notifications after this cursor (the Last-Event-ID header wins)."},
+    )
+    wait = fields.Integer(
+        load_default=30, validate=validate.Range(0, 3600),
+        metadata={"description": "Close the stream after this many seconds, 0 to 3600."},
+    )
+
+
+class NotificationSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The notification's cursor: ids grow in the order notifications are stored.", "example": "2097152"})
+    kind = fields.String(required=True, validate=validate.OneOf(NOTIFICATION_KINDS))
+    match = fields.String(required=True, metadata={"description": "The match it is about (for `rematch_offered`: the rematch)."})
+    seat = fields.Integer(required=True, metadata={"description": "The player's seat in that match."})
+    created_at = fields.String(required=True, metadata={"description": "When the event that caused it was stored (a reminder: when it was made)."})
+    hand = fields.Integer(metadata={"description": "`your_move`: the hand being played."})
+    deadline = fields.String(allow_none=True, metadata={"description": "`your_move` and `reminder`: when the move's time runs out (null: no clock)."})
+    opponent = fields.String(allow_none=True, metadata={"description": "`match_found`, `invite_accepted`, `rematch_offered`: the other seat's name."})
+    rematch_of = fields.String(metadata={"description": "`rematch_offered`: the match that ended."})
+    result = fields.String(validate=validate.OneOf(RESULTS), metadata={"description": "`match_ended`: for the player's seat."})
+    winner = fields.Integer(allow_none=True, metadata={"description": "`match_ended`: the winning seat (null: a draw, or called off)."})
+    reason = fields.String(validate=validate.OneOf(END_REASONS), metadata={"description": "`match_ended`: why it ended."})
+    scores = fields.List(fields.Integer(), metadata={"description": "`match_ended`: the final scores, by seat."})
+
+
+class NotificationPageSchema(Schema):
+    items = fields.List(fields.Nested(NotificationSchema), required=True)
+    next_cursor = fields.String(
+        required=True, metadata={"description": "Pass it as `after` for what follows (the `after` given, when the page is empty)."}
+    )

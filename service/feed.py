@@ -1,0 +1,350 @@
+"""Notifications: one feed per player, folded from the events of every match it plays.
+
+Kinds, each to the players bound to a match's seats (``match_players``: those that
+``match_started`` and ``seat_joined`` name, but not in an imported match), never to a
+seat no player holds:
+
+- ``your_move``: the turn passed to the player's seat (a new hand, a discard, a pass of
+  the upcard, a knock the seat defends), with the deadline under a clock; not against
+  the computer, which answers within the player's own request;
+- ``match_found``: a match made by pairing started (its ``match_started`` has
+  ``"paired": true``), to both seats' players;
+- ``invite_accepted``: a player joined the open seat of the player's match;
+- ``rematch_offered``: the opponent asked to play again; the rematch is made (and
+  waits for the player's own ``POST /matches/{id}/rematch``);
+- ``match_ended``: with the result (``won``, ``lost`` or ``draw``), the reason and the
+  scores;
+- ``reminder``: under a correspondence clock (``turn_seconds`` at least twice the
+  reminder's lead), the deadline of the player's move is less than
+  ``Settings.reminder_before_seconds`` away.  Time makes it, not an event: ``sweep``,
+  run every ``Settings.reminder_sweep_seconds`` by each process, inserts it once per
+  turn (its ``key`` is unique: ``reminder:<match>:<position of the event that gave the
+  turn>``), whichever process sweeps first.
+
+A notification names a match, seats, names shown to every seat, scores, reasons and
+times: never a card, nor anything of a hand, nor a token.
+
+The projection follows service/store/projections.py exactly (``projection_cursors``
+row ``notifications``, an advisory lock, the global order, batches).  Every event of
+the global order is read; each match's state is folded along (from its state before
+the batch's first event) to see whose turn it is.  ``match_turns`` keeps, per match,
+the seat it waits for, its player and deadline (for "My games" and the sweep).
+
+Ids.  A client resumes after the id of the last notification it saw, so ids grow in
+the order rows commit, and ``rebuild`` must give every row the same id again.  The
+events that notify are numbered in the order they are folded (``k``: the row
+``notification-bucket`` of ``projection_cursors``); an event's notifications get ids
+``k·2²¹ + i``; the reminders swept while ``k`` is the last number get ``k·2²¹ + 2²⁰ +
+j``: after every notification stored before them, before every one stored after.
+The rebuild deletes every row but the reminders and folds the events again, which
+number the same events the same, so it gives identical rows (and the reminders keep
+theirs).  After each catch-up a process announces each new row (``NOTIFY``, the
+player's id and the row's id) so that the player's live streams wake.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from service.engine.game import deadline, evolve
+from service.engine.state import DEFENSE, DISCARD, DRAW, UPCARD_OFFER, State
+from service.store import EventStore, projections
+from service.store.events import COLUMNS, stored_events
+from service.store.notifications import payload
+from service.store.projections import Projection
+
+log = logging.getLogger(__name__)
+
+CURSOR = "notifications"
+BUCKET = "notification-bucket"
+#: Where the feeds started (the last event when migration 0013 ran): the rebuild starts there.
+START = "notifications-start"
+#: pg advisory lock key of the notifications projection ("gin-noti" in ASCII).
+LOCK_KEY = 0x67696E2D6E6F7469
+BUCKET_BITS = 21
+REMINDER_SLOT = 1 << 20
+KINDS = ("your_move", "match_found", "invite_accepted", "rematch_offered", "match_ended", "reminder")
+#: Phases in which the seat of ``turn`` is to move.
+MOVE_PHASES = frozenset({UPCARD_OFFER, DRAW, DISCARD, DEFENSE})
+BATCH = 1000
+
+EVENTS = f"""
+SELECT {COLUMNS} FROM events e
+WHERE (e.tx, e.position) > (%(tx)s::xid8, %(position)s::bigint)
+  AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY e.tx, e.position
+LIMIT %(limit)s
+"""
+
+INSERT = (
+    "INSERT INTO notifications (id, player_id, kind, match_id, data, source, key, created_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING RETURNING id"
+)
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A row of a player's feed; ``seq`` is its id (as a live stream's items have)."""
+
+    seq: int
+    type: str
+    match_id: UUID
+    data: dict
+    created_at: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": str(self.seq), "kind": self.type, "match": str(self.match_id),
+            "created_at": self.created_at.isoformat(), **self.data,
+        }
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat(timespec="milliseconds") if when is not None else None
+
+
+def _bound(conn, match_id: UUID) -> dict[int, UUID]:
+    """The players bound to the match's seats (``match_players``: an imported record's
+    seats name players, but bind none)."""
+    return dict(conn.execute("SELECT seat, player_id FROM match_players WHERE match_id = %s", (match_id,)).fetchall())
+
+
+def _name(state: State, seat: int) -> str | None:
+    return state.seats[seat].get("name") if seat < len(state.seats) else None
+
+
+def _computer(state: State, seat: int) -> bool:
+    return seat < len(state.seats) and state.seats[seat].get("kind") == "computer"
+
+
+def _turn_key(state: State) -> tuple:
+    return (state.turn, state.hand_number) if state.phase in MOVE_PHASES and state.turn is not None else (None,)
+
+
+def _notices(conn, event, before: State, after: State, bound: dict[int, UUID]) -> list[tuple[int, str, dict]]:
+    """(seat, kind, data) of the notifications ``event`` causes, one per player bound."""
+    out: list[tuple[int, str, dict]] = []
+    kind = event.type
+    if kind == "match_started":
+        if event.data.get("paired"):
+            out += [(seat, "match_found", {"opponent": _name(after, 1 - seat)}) for seat in (0, 1)]
+        else:
+            row = conn.execute(
+                "SELECT match_id, offered_seat FROM rematches WHERE rematch_id = %s", (event.match_id,)
+            ).fetchone()
+            if row is not None and row[1] is not None:
+                seat = 1 - row[1]
+                if bound.get(seat) != bound.get(row[1]):
+                    out.append((seat, "rematch_offered", {"rematch_of": str(row[0]), "opponent": _name(after, row[1])}))
+    elif kind == "seat_joined":
+        joined = event.data["seat"]
+        if bound.get(1 - joined) != bound.get(joined):
+            out.append((1 - joined, "invite_accepted", {"opponent": _name(after, joined)}))
+    elif kind == "match_ended":
+        winner = event.data["winner"]
+        for seat in (0, 1):
+            result = "aborted" if event.data["reason"] == "aborted" else "draw" if winner is None else "won" if winner == seat else "lost"
+            out.append((seat, "match_ended", {
+                "result": result, "winner": winner, "reason": event.data["reason"], "scores": list(after.scores),
+            }))
+    if _turn_key(after) != _turn_key(before) and after.turn is not None and _turn_key(after) != (None,):
+        if not _computer(after, 1 - after.turn):
+            out.append((after.turn, "your_move", {"hand": after.hand_number, "deadline": _iso(deadline(after))}))
+    notices, players = [], set()
+    for seat, what, data in out:
+        player = bound.get(seat)
+        if player is None or (player, what) in players:
+            continue  # no player holds the seat, or the player was told (holding both seats)
+        players.add((player, what))
+        notices.append((seat, what, {"seat": seat, **data}))
+    return notices
+
+
+def _bucket(conn) -> int:
+    row = conn.execute("SELECT position FROM projection_cursors WHERE name = %s", (BUCKET,)).fetchone()
+    return row[0] if row else 0
+
+
+def _set_bucket(conn, k: int) -> None:
+    conn.execute(
+        "INSERT INTO projection_cursors (name, position) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET position = excluded.position",
+        (BUCKET, k),
+    )
+
+
+def _save_turn(conn, match_id: UUID, state: State, source: int, bound: dict[int, UUID]) -> None:
+    seat = state.turn if _turn_key(state) != (None,) else None
+    player = bound.get(seat) if seat is not None else None
+    turn_seconds = state.rules.turn_seconds if state.rules is not None else None
+    conn.execute(
+        "INSERT INTO match_turns (match_id, seat, player_id, deadline, turn_seconds, source) VALUES (%s, %s, %s, %s, %s, %s)"
+        " ON CONFLICT (match_id) DO UPDATE SET seat = excluded.seat, player_id = excluded.player_id,"
+        " deadline = excluded.deadline, turn_seconds = excluded.turn_seconds, source = excluded.source",
+        (match_id, seat, player, deadline(state) if seat is not None else None, turn_seconds, source),
+    )
+
+
+def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
+    """Fold a batch of events; the new rows' (player, id) go to ``stored``."""
+    states: dict[UUID, State] = {}
+    bindings: dict[UUID, dict[int, UUID]] = {}
+    turns: dict[UUID, tuple[State, int]] = {}
+    k = _bucket(conn)
+    made = 0
+    broken: set[UUID] = set()
+    for event in stored_events(conn, rows):
+        if event.match_id in broken:
+            continue
+        try:
+            before = states.get(event.match_id)
+            if before is None:
+                before = State() if event.seq == 1 else store.state_at(event.match_id, event.seq - 1, conn=conn)
+            after = states[event.match_id] = evolve(before, {"type": event.type, "data": event.data})
+            if event.match_id not in bindings or event.type in ("match_started", "seat_joined"):
+                bindings[event.match_id] = _bound(conn, event.match_id)
+            notices = _notices(conn, event, before, after, bindings[event.match_id])
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # A match whose events the engine cannot fold notifies nobody; it must not
+            # stop every other player's feed.
+            log.warning("notifications: match %s cannot be folded at seq %d: %r", event.match_id, event.seq, exc)
+            broken.add(event.match_id)
+            states.pop(event.match_id, None)
+            turns.pop(event.match_id, None)
+            continue
+        if notices:
+            k += 1
+        for i, (seat, kind, data) in enumerate(notices):
+            player = bindings[event.match_id][seat]
+            nid = (k << BUCKET_BITS) + i
+            key = f"{kind}:{event.position}:{player}"
+            conn.execute(INSERT, (nid, player, kind, event.match_id, Jsonb(data), event.position, key, event.recorded_at))
+            stored.append((player, nid))
+            made += 1
+        if _turn_key(after) != _turn_key(before) or event.seq == 1:
+            turns[event.match_id] = (after, event.position)
+    for match_id, (state, source) in turns.items():
+        _save_turn(conn, match_id, state, source, bindings[match_id])
+    _set_bucket(conn, k)
+    return made
+
+
+def projection(store: EventStore, stored: list[tuple[UUID, int]]) -> Projection:
+    return Projection("notifications", CURSOR, LOCK_KEY, EVENTS, lambda conn, rows: _fold(store, conn, rows, stored))
+
+
+def announce(store: EventStore, stored: list[tuple[UUID, int]]) -> None:
+    """Wake the players' live streams (on every process) for the rows stored."""
+    if stored and store.pool is not None:
+        store.announcer.announce([payload(player, nid) for player, nid in stored])
+
+
+def catch_up(store: EventStore, *, wait: bool = True) -> int:
+    """Fold the events not yet folded (and announce the new rows); the rows made.
+    ``wait``: for another process's catch-up to end first (a reader's), else leave
+    the work to it (a folder's)."""
+    stored: list[tuple[UUID, int]] = []
+    made = projections.catch_up(store, projection(store, stored), BATCH, wait=wait)
+    announce(store, stored)
+    return made
+
+
+def catch_up_quietly(store: EventStore, *, wait: bool = True) -> None:
+    stored: list[tuple[UUID, int]] = []
+    projections.catch_up_quietly(store, projection(store, stored), wait=wait)
+    announce(store, stored)
+
+
+class Folder(projections.Folder):
+    """Folds an append's events into the feeds soon after it is stored, in this
+    process's folder thread, never in the request (``service.store.projections.Folder``),
+    announcing the new rows."""
+
+    def __init__(self, store: EventStore):
+        super().__init__(store, projection(store, []), background=True)
+
+    def _catch_up(self) -> None:
+        catch_up_quietly(self.store, wait=False)
+
+
+def rebuild(store: EventStore) -> int:
+    """Every notification but the reminders, and ``match_turns``, folded again from the
+    events alone (with the same ids) since the feeds started; the rows made."""
+    with store.transaction() as conn:
+        projections.restart(conn, projection(store, []), "notifications WHERE kind <> 'reminder'", "match_turns")
+        conn.execute("DELETE FROM projection_cursors WHERE name = %s", (BUCKET,))
+        # From where the feeds started (migration 0013: the events before it notify nobody).
+        conn.execute(
+            "INSERT INTO projection_cursors (name, position) SELECT %s, position FROM projection_cursors WHERE name = %s",
+            (CURSOR, START),
+        )
+    return catch_up(store)
+
+
+DUE = """
+SELECT match_id, seat, player_id, deadline, source FROM match_turns
+WHERE player_id IS NOT NULL AND deadline > %(now)s AND deadline <= %(now)s + %(before)s
+  AND turn_seconds >= 2 * extract(epoch FROM %(before)s)
+ORDER BY deadline, match_id
+"""
+
+
+def sweep(store: EventStore, now: datetime, before: timedelta) -> int:
+    """Insert the reminders due at ``now`` (a move whose deadline is at most ``before``
+    away, under a clock of at least twice that); each turn's once.  The number made."""
+    catch_up_quietly(store)  # the turns as the events stored so far leave them
+    stored: list[tuple[UUID, int]] = []
+    with store.transaction() as conn:
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        k = _bucket(conn)
+        low, high = (k << BUCKET_BITS) + REMINDER_SLOT, (k + 1) << BUCKET_BITS
+        last = conn.execute("SELECT max(id) FROM notifications WHERE id >= %s AND id < %s", (low, high)).fetchone()
+        nid = last[0] + 1 if last and last[0] is not None else low
+        for match_id, seat, player, due, source in conn.execute(DUE, {"now": now, "before": before}).fetchall():
+            data = {"seat": seat, "deadline": _iso(due)}
+            key = f"reminder:{match_id}:{source}"
+            row = conn.execute(INSERT, (nid, player, "reminder", match_id, Jsonb(data), None, key, now)).fetchone()
+            if row is not None:
+                stored.append((player, nid))
+                nid += 1
+    announce(store, stored)
+    return len(stored)
+
+
+def sweep_periodically(store: EventStore, every: float, before: timedelta, clock: Callable[[], datetime]) -> threading.Event:
+    """``sweep`` in a daemon thread every ``every`` seconds; set the event to stop."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(every):
+            try:
+                sweep(store, clock(), before)
+            except psycopg.Error as exc:
+                log.warning("the reminders' sweep failed: %s", type(exc).__name__)
+            except Exception:
+                log.exception("the reminders' sweep failed")
+
+    threading.Thread(target=run, name="reminder-sweep", daemon=True).start()
+    return stop
+
+
+FEED = """
+SELECT id, kind, match_id, data, created_at FROM notifications
+WHERE player_id = %s AND id > %s ORDER BY id LIMIT %s
+"""
+
+
+def read(store: EventStore, player_id: UUID, after: int, limit: int, conn=None) -> list[Notification]:
+    """The player's notifications with ids above ``after``, in order, at most ``limit``."""
+    if conn is not None:
+        return [Notification(*row) for row in conn.execute(FEED, (player_id, after, limit)).fetchall()]
+    with store.connection() as c:
+        return read(store, player_id, after, limit, c)
