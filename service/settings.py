@@ -262,6 +262,11 @@ class Settings:
         "GIN_RUMMY_LEADERBOARD_MIN_OPPONENTS", _whole, 3,
         "Distinct opponents, established when played, a player needs to be on the leaderboard.",
     )
+    # --- matchmaking --------------------------------------------------------------------
+    matchmaking_poll_seconds: int = setting(
+        "GIN_RUMMY_MATCHMAKING_POLL_SECONDS", _whole, 30,
+        "A live matchmaking ticket not polled (GET) for this many seconds lapses: its player has left.",
+    )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(
         "GIN_RUMMY_SIGNING_KEY_FILE", _optional_text, None, "An Ed25519 key (PEM) to sign exports with; unset: the service's own."

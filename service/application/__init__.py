@@ -15,6 +15,7 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
 - ``costs``: limits by cost: creations per address and player, CPU per address and caller
 - ``records``: export, import (written by the code that writes every new match), past
   states, hands, the audit
+- ``matchmaking``: tickets, and the pairing of two that fit into one match
 - ``players``: guests, the calling player, profiles, the leaderboard
 - ``play``: the deals and the computer's turns between a person's moves
 - ``tokens``: every token's format, hash and parse
@@ -45,6 +46,7 @@ from .costs import Costs
 from .errors import ApplicationError
 from .hooks import Hooks
 from .matches import MatchService
+from .matchmaking import Matchmaking
 from .play import Play, system_clock
 from .players import Players
 from .records import Records
@@ -88,7 +90,12 @@ class Application:
         self.views = Views(store, self.presence, clock)
         self.play = Play(store, hooks, clock, deal_rng)
         self.costs = Costs(store, settings)
-        self.matches = MatchService(store, self.callers, self.views, self.play, Retries(settings.retry_secret), self.costs)
+        retries = Retries(settings.retry_secret)
+        self.matches = MatchService(store, self.callers, self.views, self.play, retries, self.costs)
+        self.matchmaking = Matchmaking(
+            store, self.callers, self.matches, retries, clock, poll_seconds=settings.matchmaking_poll_seconds,
+            rated_players=settings.rated_players,
+        )
         self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
         self.coaching = Coaching(store, self.callers, self.play, self.costs)
