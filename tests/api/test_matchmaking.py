@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -326,15 +327,16 @@ def test_200_players_racing_on_two_replicas_make_exactly_100_matches_each_player
         assert answers[i]["match"]["id"] == answers[i + 1]["match"]["id"]
 
 
-def race_cancel_and_pairing(clients, ann: dict, bob: dict, body: dict) -> dict:
-    """Ann's waiting ticket cancelled on one replica while Bob's fitting one is posted on
-    the other, at once; the two answers."""
+def race_cancel_and_pairing(clients, ann: dict, bob: dict, body: dict, delay: float) -> dict:
+    """Ann's waiting ticket cancelled on one replica ``delay`` seconds after Bob's
+    fitting one is posted on the other; the two answers."""
     ticket = post(clients[0], ann, body).json
     both = threading.Barrier(2)
     answers = {"ticket": ticket}
 
     def cancel() -> None:
         both.wait()
+        time.sleep(delay)
         answers["cancel"] = clients[0].delete(f"/matchmaking/tickets/{ticket['id']}", headers=bearer(ann["token"]))
 
     def pair() -> None:
@@ -354,7 +356,9 @@ def test_a_cancel_racing_a_pairing_ends_paired_or_cancelled_never_both(replicas,
     outcomes: Counter[str] = Counter()
     for round_ in range(30):
         ann, bob = guest(clients[0], f"A{round_}"), guest(clients[0], f"B{round_}")
-        answers = race_cancel_and_pairing(clients, ann, bob, {"rules": {"target_score": 500 + round_}})
+        # From at once to 15 ms later (a post takes a few ms): both endings happen.
+        delay = (round_ % 6) * 0.003
+        answers = race_cancel_and_pairing(clients, ann, bob, {"rules": {"target_score": 500 + round_}}, delay)
         final = poll(clients[0], ann, answers["ticket"]["id"]).json
         with store.connection() as conn:
             held = conn.execute(
@@ -373,3 +377,32 @@ def test_a_cancel_racing_a_pairing_ends_paired_or_cancelled_never_both(replicas,
             clients[1].delete(f"/matchmaking/tickets/{theirs['id']}", headers=bearer(bob["token"]))
     assert sum(outcomes.values()) == 30
     print("cancel races:", dict(outcomes))
+
+
+def test_a_cancel_arriving_while_a_pairing_holds_the_ticket_waits_and_finds_it_paired(mm_app, store, clock):
+    """The pairing's transaction holds the row (as it does while it writes the match):
+    the cancel waits for it, then changes nothing, and is 409 ticket_paired."""
+    client = mm_app.test_client()
+    ann, bob = guest(client, "Ann"), guest(client, "Bob")
+    ticket = post(client, ann).json
+    theirs = post(client, bob, {"turn_seconds": 31}).json  # fits nothing: paired by hand below
+    answer = {}
+    with store.transaction() as conn:
+        mine = rows.lock_waiting(conn, uuid.UUID(ticket["id"]), clock() - timedelta(seconds=30))
+        assert mine is not None
+        # Another replica's pairing passes over the locked row instead of waiting.
+        with store.connection() as other:
+            with other.transaction():
+                assert rows.lock_waiting(other, mine.id, clock() - timedelta(seconds=30)) is None
+        canceller = threading.Thread(
+            target=lambda: answer.update(r=client.delete(f"/matchmaking/tickets/{ticket['id']}", headers=bearer(ann["token"])))
+        )
+        canceller.start()
+        canceller.join(0.5)
+        assert canceller.is_alive()  # waiting for the pairing's lock
+        rows.mark_paired(conn, mine.id, uuid.uuid4(), 0, b"\0" * 32, clock())
+        rows.mark_paired(conn, uuid.UUID(theirs["id"]), uuid.uuid4(), 1, b"\0" * 32, clock())
+    canceller.join(5)
+    assert answer["r"].status_code == 409 and answer["r"].json["code"] == "ticket_paired"
+    with store.connection() as conn:
+        assert rows.get(conn, mine.id).status == "paired"
