@@ -40,6 +40,8 @@ def test_a_record_with_a_flag_of_another_value_is_refused(client):
         r = client.post("/matchmaking/tickets", json={"rated": False, "turn_seconds": 77}, headers=bearer(player["token"]))
     exported = client.get(f"/matches/{r.json['match']['id']}/export", headers=OP).json
     exported["events"][0]["data"]["paired"] = False
-    assert client.post("/matches/import", json=exported).status_code == 422
+    refused = client.post("/matches/import", json=exported)
+    assert refused.status_code == 422 and refused.json["code"] == "invalid_record"
+    assert refused.json["errors"] == {"events/0/data/paired": ["false should be true"]}
 
 
