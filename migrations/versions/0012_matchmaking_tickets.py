@@ -1,9 +1,9 @@
 """Matchmaking tickets: a player's wish to be paired, one row each.
 
 - ``matchmaking_tickets``: who asks (``player_id``), for which kind of match (``kind``:
-  live or correspondence), what it accepts (``fit``: the rules as played and whether it
-  is rated, the same text for every ticket that fits it), the player's rating when it
-  asked, when it asked and when it was last polled, and how it ended (``status``:
+  live or correspondence), what it accepts (``fit``: a hash of the kind, the rules as
+  played and whether it is rated, the same for every ticket that fits it), the
+  player's rating when it asked, when it asked and when it was last polled, and how it ended (``status``:
   waiting, paired, cancelled or lapsed).  A paired ticket names its match and seat and
   keeps its seat token sealed (``sealed_token``, see service/application/matchmaking.py)
   so that its owner can read it.  A ticket is a row with a clear owner, not an event:
@@ -46,7 +46,11 @@ def upgrade() -> None:
         );
         CREATE UNIQUE INDEX matchmaking_one_waiting_ticket
             ON matchmaking_tickets (player_id, kind) WHERE status = 'waiting';
-        CREATE INDEX matchmaking_waiting_by_fit
+        -- The pairing's search: the oldest waiting tickets of the same choices first (it
+        -- stops at the first that fits), or those of a rating range when few are near.
+        CREATE INDEX matchmaking_waiting_oldest
+            ON matchmaking_tickets (fit, created_at, id) WHERE status = 'waiting';
+        CREATE INDEX matchmaking_waiting_by_rating
             ON matchmaking_tickets (fit, rating) WHERE status = 'waiting';
         """
     )

@@ -34,6 +34,7 @@ it only as a convenience: the seat is bound to the player, whose own token acts 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import uuid
@@ -95,6 +96,13 @@ def ticket_rules(spec: Mapping[str, Any]) -> tuple[str, dict]:
     return kind, rules.to_json(complete=True)
 
 
+def fit_of(kind: str, rules: Mapping[str, Any], rated: bool) -> str:
+    """What two tickets must share to be paired: the SHA-256 of the choices as canonical
+    JSON (short, so that its index stays small and is used)."""
+    text = json.dumps({"kind": kind, "rules": rules, "rated": rated}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 class Matchmaking:
     def __init__(
         self, store: EventStore, callers: Callers, matches: MatchService, retries: Retries, clock: Callable[[], datetime],
@@ -114,7 +122,7 @@ class Matchmaking:
         """A new waiting ticket of the calling player, paired at once if one fits."""
         kind, rules = ticket_rules(spec)
         rated = bool(spec.get("rated", True))
-        fit = json.dumps({"kind": kind, "rules": rules, "rated": rated}, sort_keys=True, separators=(",", ":"))
+        fit = fit_of(kind, rules, rated)
         ratings.catch_up_quietly(self.store, self.rated_players)
         now = self.clock()
         ticket_id = uuid.uuid4()
