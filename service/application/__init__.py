@@ -27,6 +27,7 @@ live streams); ``create_app`` and the commands each build one.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import TypedDict
@@ -46,7 +47,7 @@ from .costs import Costs
 from .errors import ApplicationError
 from .hooks import Hooks
 from .matches import MatchService
-from .matchmaking import Matchmaking
+from .matchmaking import Matchmaking, pair_periodically
 from .play import Play, system_clock
 from .players import Players
 from .records import Records
@@ -103,6 +104,8 @@ class Application:
         self.players = Players(store, self.callers, self.costs, settings.rated_players, settings.leaderboard_min_opponents)
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
+        #: Set to stop the background rounds of pairing (started by ``build`` on pools of its own).
+        self.matchmaking_rounds: threading.Event | None = None
 
     @classmethod
     def build(
@@ -123,7 +126,10 @@ class Application:
         reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
         if settings.idempotency_purge_seconds:
             purge_periodically(store.pool, every=float(settings.idempotency_purge_seconds))
-        return cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        application = cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        if settings.matchmaking_round_seconds:
+            application.matchmaking_rounds = pair_periodically(application.matchmaking, float(settings.matchmaking_round_seconds))
+        return application
 
     def end_streams(self) -> None:
         """End every live stream (their clients reconnect, to another instance)."""
@@ -133,6 +139,8 @@ class Application:
     def close(self) -> None:
         """End the streams and close the pools the application opened (a worker's exit)."""
         self.end_streams()
+        if self.matchmaking_rounds is not None:
+            self.matchmaking_rounds.set()
         for pool in self.owned_pools:
             pool.close()
 

@@ -13,8 +13,9 @@ must be polled (its owner's GET) at least every ``Settings.matchmaking_poll_seco
 (30), else it lapses: its player has left.  A correspondence ticket waits until it is
 paired or cancelled.
 
-**Pairing** runs when a ticket is posted and each time it is polled, never on the path
-of a match's actions.  One transaction takes the polled ticket and the oldest fitting
+**Pairing** runs when a ticket is posted and each time it is polled, and in a background
+round every ``Settings.matchmaking_round_seconds`` (``pair_periodically``, over waiting
+tickets drawn at random), never on the path of a match's actions.  One transaction takes the polled ticket and the oldest fitting
 one, each ``FOR UPDATE SKIP LOCKED`` (rows, not an advisory lock: a ticket is a row with
 one owner, and a row lock names exactly what is taken, lets every other pair proceed at
 once on any replica, and is released by the commit that writes the match), and in it
@@ -36,11 +37,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import random
 import secrets
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
+
+import psycopg
+from psycopg_pool import PoolClosed
 
 from service import ratings
 from service.engine.rules import RulesError, resolve_rules
@@ -54,6 +61,8 @@ from .errors import Conflict, Invalid, NotFound
 from .matches import MatchService
 from .retries import Retries
 from .unit_of_work import Immediate, UnitOfWork
+
+log = logging.getLogger(__name__)
 
 LIVE, CORRESPONDENCE = "live", "correspondence"
 KINDS = (LIVE, CORRESPONDENCE)
@@ -233,8 +242,9 @@ class Matchmaking:
         return made.value
 
     def pair_waiting(self, limit: int = 100) -> int:
-        """One round over the oldest waiting tickets (a background loop's, or a
-        command's); the matches made.  Also forgets seat tokens shown long enough."""
+        """One round over up to ``limit`` waiting tickets drawn at random (the
+        background loop's); the matches made.  Also lapses the live tickets left
+        unpolled and forgets the seat tokens shown long enough."""
         now = self.clock()
         with UnitOfWork(self.store) as uow:
             ids = rows.waiting_ids(uow.conn, limit)
@@ -242,6 +252,30 @@ class Matchmaking:
             uow.write(lambda conn: rows.forget_tokens(conn, now - TOKEN_SHOWN), alone=True)
             uow.commit()
         return sum(1 for ticket_id in ids if self.pair(ticket_id) is not None)
+
+
+def pair_periodically(matchmaking: Matchmaking, every: float) -> threading.Event:
+    """Run ``pair_waiting`` in a daemon thread every ``every`` seconds (the first time
+    after a random part of that, so that replicas started together spread out); set the
+    returned event to stop.  Two tickets that passed each other (each posted while the
+    other was being paired elsewhere) and correspondence tickets whose players do not
+    poll are paired by it; a failed round (the database down) is logged and tried again."""
+    stop = threading.Event()
+
+    def run() -> None:
+        wait = random.uniform(0, every)
+        while not stop.wait(wait):
+            wait = every
+            try:
+                made = matchmaking.pair_waiting()
+            except (psycopg.Error, PoolClosed) as exc:
+                log.warning("matchmaking round failed: %s", type(exc).__name__)
+            else:
+                if made:
+                    log.info("matchmaking round made %d matches", made)
+
+    threading.Thread(target=run, name="matchmaking", daemon=True).start()
+    return stop
 
 
 def _binding(ticket_id: uuid.UUID) -> tuple[str, ...]:

@@ -180,8 +180,9 @@ def forget_tokens(conn, paired_before: datetime) -> int:
 
 
 def waiting_ids(conn, limit: int) -> list[uuid.UUID]:
-    """The oldest waiting tickets (for a background round of pairing)."""
+    """Up to ``limit`` waiting tickets, drawn at random (a background round of pairing:
+    over rounds every ticket is tried, however many wait)."""
     rows = conn.execute(
-        "SELECT id FROM matchmaking_tickets WHERE status = 'waiting' ORDER BY created_at LIMIT %s", (limit,)
+        "SELECT id FROM matchmaking_tickets WHERE status = 'waiting' ORDER BY random() LIMIT %s", (limit,)
     ).fetchall()
     return [row[0] for row in rows]

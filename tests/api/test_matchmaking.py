@@ -15,7 +15,7 @@ import pytest
 
 from service import ratings
 from service.api import create_app
-from service.application.matchmaking import Matchmaking
+from service.application.matchmaking import Matchmaking, fit_of, ticket_rules
 from service.store import EventStore, connect
 from service.store import matchmaking as rows
 from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer
@@ -406,3 +406,25 @@ def test_a_cancel_arriving_while_a_pairing_holds_the_ticket_waits_and_finds_it_p
     assert answer["r"].status_code == 409 and answer["r"].json["code"] == "ticket_paired"
     with store.connection() as conn:
         assert rows.get(conn, mine.id).status == "paired"
+
+
+def test_a_background_round_pairs_correspondence_tickets_that_passed_each_other_and_lapses_the_left(mm_app, store, clock):
+    """Two tickets posted at once may each pass over the other (locked by its own
+    pairing); correspondence players need not poll, so the round pairs them."""
+    client = mm_app.test_client()
+    ann, bob, cy = guest(client, "Ann"), guest(client, "Bob"), guest(client, "Cy")
+    kind, rules = ticket_rules({"kind": "correspondence"})
+    fit, spec = fit_of(kind, rules, True), {"rules": rules, "rated": True}
+    with store.connection() as conn:
+        for player in (ann, bob):
+            rows.insert(conn, uuid.uuid4(), uuid.UUID(player["id"]), kind, fit, spec, 1500.0, clock())
+    left = post(client, cy).json  # live, then never polled
+    clock.advance(31)
+    matchmaking: Matchmaking = mm_app.extensions["gin_rummy"].matchmaking
+    assert matchmaking.pair_waiting() == 1
+    with store.connection() as conn:
+        statuses = dict(conn.execute("SELECT player_id, status FROM matchmaking_tickets").fetchall())
+        matches = conn.execute("SELECT count(DISTINCT match_id) FROM matchmaking_tickets WHERE status = 'paired'").fetchone()[0]
+    assert statuses == {uuid.UUID(ann["id"]): "paired", uuid.UUID(bob["id"]): "paired", uuid.UUID(cy["id"]): "lapsed"}
+    assert matches == 1 and poll(client, cy, left["id"]).json["status"] == "lapsed"
+    assert matchmaking.pair_waiting() == 0
