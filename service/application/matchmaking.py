@@ -38,7 +38,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import random
 import secrets
 import threading
 import uuid
@@ -46,15 +45,13 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-import psycopg
-from psycopg_pool import PoolClosed
-
 from service import ratings
 from service.engine.rules import RulesError, resolve_rules
 from service.store import EventStore
 from service.store import matchmaking as rows
 from service.store import players as store_players
 from service.store.matchmaking import OpenTicket, Ticket, Widening
+from service.store.periodic import run_periodically
 
 from .callers import Callers
 from .errors import Conflict, Invalid, NotFound
@@ -255,27 +252,17 @@ class Matchmaking:
 
 
 def pair_periodically(matchmaking: Matchmaking, every: float) -> threading.Event:
-    """Run ``pair_waiting`` in a daemon thread every ``every`` seconds (the first time
-    after a random part of that, so that replicas started together spread out); set the
-    returned event to stop.  Two tickets that passed each other (each posted while the
-    other was being paired elsewhere) and correspondence tickets whose players do not
-    poll are paired by it; a failed round (the database down) is logged and tried again."""
-    stop = threading.Event()
+    """Run ``pair_waiting`` in a daemon thread every ``every`` seconds; set the returned
+    event to stop.  Two tickets that passed each other (each posted while the other was
+    being paired elsewhere) and correspondence tickets whose players do not poll are
+    paired by it."""
 
-    def run() -> None:
-        wait = random.uniform(0, every)
-        while not stop.wait(wait):
-            wait = every
-            try:
-                made = matchmaking.pair_waiting()
-            except (psycopg.Error, PoolClosed) as exc:
-                log.warning("matchmaking round failed: %s", type(exc).__name__)
-            else:
-                if made:
-                    log.info("matchmaking round made %d matches", made)
+    def round_() -> None:
+        made = matchmaking.pair_waiting()
+        if made:
+            log.info("matchmaking round made %d matches", made)
 
-    threading.Thread(target=run, name="matchmaking", daemon=True).start()
-    return stop
+    return run_periodically("matchmaking round", every, round_)
 
 
 def _binding(ticket_id: uuid.UUID) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import pytest
 
 from service import ratings
 from service.api import create_app
-from service.application.matchmaking import Matchmaking, fit_of, ticket_rules
+from service.application.matchmaking import Matchmaking, fit_of, pair_periodically, ticket_rules
 from service.store import EventStore, connect
 from service.store import matchmaking as rows
 from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer
@@ -428,3 +428,25 @@ def test_a_background_round_pairs_correspondence_tickets_that_passed_each_other_
     assert statuses == {uuid.UUID(ann["id"]): "paired", uuid.UUID(bob["id"]): "paired", uuid.UUID(cy["id"]): "lapsed"}
     assert matches == 1 and poll(client, cy, left["id"]).json["status"] == "lapsed"
     assert matchmaking.pair_waiting() == 0
+
+
+def test_the_background_rounds_run_until_stopped(mm_app, store, clock):
+    client = mm_app.test_client()
+    ann, bob = guest(client, "Ann"), guest(client, "Bob")
+    kind, rules = ticket_rules({"kind": "correspondence"})
+    fit, spec = fit_of(kind, rules, True), {"rules": rules, "rated": True}
+    with store.connection() as conn:
+        for player in (ann, bob):
+            rows.insert(conn, uuid.uuid4(), uuid.UUID(player["id"]), kind, fit, spec, 1500.0, clock())
+    stop = pair_periodically(mm_app.extensions["gin_rummy"].matchmaking, every=0.05)
+    try:
+        for _ in range(100):
+            with store.connection() as conn:
+                statuses = [s for (s,) in conn.execute("SELECT status FROM matchmaking_tickets").fetchall()]
+            if statuses == ["paired", "paired"]:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"the background round did not pair the tickets: {statuses}")
+    finally:
+        stop.set()
