@@ -46,10 +46,8 @@ def upgrade() -> None:
         );
         CREATE UNIQUE INDEX matchmaking_one_waiting_ticket
             ON matchmaking_tickets (player_id, kind) WHERE status = 'waiting';
-        -- The pairing's search: the oldest waiting tickets of the same choices first (it
-        -- stops at the first that fits), or those of a rating range when few are near.
-        CREATE INDEX matchmaking_waiting_oldest
-            ON matchmaking_tickets (fit, created_at, id) WHERE status = 'waiting';
+        -- The pairing's search: from a rating outwards, among the tickets of the same
+        -- choices (service/store/matchmaking.py, FITTING).
         CREATE INDEX matchmaking_waiting_by_rating
             ON matchmaking_tickets (fit, rating) WHERE status = 'waiting';
         """

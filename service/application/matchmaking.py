@@ -15,8 +15,8 @@ paired or cancelled.
 
 **Pairing** runs when a ticket is posted and each time it is polled, and in a background
 round every ``Settings.matchmaking_round_seconds`` (``pair_periodically``, over waiting
-tickets drawn at random), never on the path of a match's actions.  One transaction takes the polled ticket and the oldest fitting
-one, each ``FOR UPDATE SKIP LOCKED`` (rows, not an advisory lock: a ticket is a row with
+tickets drawn at random), never on the path of a match's actions.  One transaction takes the polled ticket and the fitting one
+nearest in rating, each ``FOR UPDATE SKIP LOCKED`` (rows, not an advisory lock: a ticket is a row with
 one owner, and a row lock names exactly what is taken, lets every other pair proceed at
 once on any replica, and is released by the commit that writes the match), and in it
 writes the match (its events: ``match_started`` with ``paired: true``, and
@@ -206,8 +206,8 @@ class Matchmaking:
     # --- pairing ----------------------------------------------------------------------
 
     def pair(self, ticket_id: uuid.UUID) -> uuid.UUID | None:
-        """Pair the ticket with the oldest one that fits, if it waits and one does; the
-        match made, or None.  Safe on any number of replicas at once (see above)."""
+        """Pair the ticket with the one nearest in rating that fits, if it waits and one
+        does; the match made, or None.  Safe on any number of replicas at once (see above)."""
         now = self.clock()
         fresh = now - self.poll
         with UnitOfWork(self.store) as uow:

@@ -132,33 +132,51 @@ def lock_waiting(conn, ticket_id: uuid.UUID, fresh_since: datetime) -> Ticket | 
     return _ticket(row) if row else None
 
 
-FITTING = f"""
-SELECT {COLUMNS} FROM matchmaking_tickets
+#: The waiting tickets that fit, nearest in rating first, on one side of the rating
+#: (``{side}``: ``>=`` and ascending, or ``<`` and descending).  Each side is a walk of the
+#: (fit, rating) index from the rating outwards that stops at the first rows passing the
+#: filter: its cost does not grow with the crowd waiting (an oldest-first walk would pass
+#: over every older ticket out of range, again on every pairing).
+FITTING = """
+SELECT id, rating FROM matchmaking_tickets
 WHERE status = 'waiting' AND fit = %(fit)s AND player_id <> %(player)s AND id <> %(id)s
   AND (kind <> 'live' OR polled_at >= %(fresh)s)
-  AND rating BETWEEN %(rating)s - %(width)s AND %(rating)s + %(width)s
+  AND rating {side} %(rating)s AND rating BETWEEN %(rating)s - %(width)s AND %(rating)s + %(width)s
   AND abs(rating - %(rating)s) <= least(
       %(most)s, %(base)s + %(step)s * floor(greatest(extract(epoch FROM %(now)s - created_at), 0) / %(every)s))
-ORDER BY created_at, id
-LIMIT 1
+ORDER BY rating {order}, created_at
+LIMIT %(limit)s
+"""
+#: How many of the nearest on each side are tried (another pairing may hold some).
+NEAREST = 8
+
+LOCK_FITTING = f"""
+SELECT {COLUMNS} FROM matchmaking_tickets
+WHERE id = %s AND status = 'waiting' AND (kind <> 'live' OR polled_at >= %s)
 FOR UPDATE SKIP LOCKED
 """
 
 
 def lock_fitting(conn, ticket: Ticket, widening: Widening, now: datetime, fresh_since: datetime) -> Ticket | None:
-    """The oldest other waiting ticket that fits ``ticket`` -- the same kind, rules and
-    rating choice, another player, each rating within the other's range now -- locked
-    for this transaction; None when there is none not being paired elsewhere."""
+    """The waiting ticket nearest in rating that fits ``ticket`` -- the same kind, rules
+    and rating choice, another player, each rating within the other's range now --
+    locked for this transaction; None when there is none that no other transaction is
+    pairing.  The candidates are read without a lock, then locked one by one (``SKIP
+    LOCKED``, the row read again: one paired or cancelled meanwhile is passed over)."""
     width = widening.width((now - ticket.created_at).total_seconds())
-    row = conn.execute(
-        FITTING,
-        {
-            "fit": ticket.fit, "player": ticket.player_id, "id": ticket.id, "fresh": fresh_since, "rating": ticket.rating,
-            "width": width, "most": widening.most, "base": widening.base, "step": widening.step,
-            "every": widening.every, "now": now,
-        },
-    ).fetchone()
-    return _ticket(row) if row else None
+    params = {
+        "fit": ticket.fit, "player": ticket.player_id, "id": ticket.id, "fresh": fresh_since, "rating": ticket.rating,
+        "width": width, "most": widening.most, "base": widening.base, "step": widening.step,
+        "every": widening.every, "now": now, "limit": NEAREST,
+    }
+    found = []
+    for side, order in ((">=", "ASC"), ("<", "DESC")):
+        found += conn.execute(FITTING.format(side=side, order=order), params).fetchall()
+    for candidate_id, _ in sorted(found, key=lambda row: abs(row[1] - ticket.rating)):
+        row = conn.execute(LOCK_FITTING, (candidate_id, fresh_since)).fetchone()
+        if row is not None:
+            return _ticket(row)
+    return None
 
 
 def mark_paired(conn, ticket_id: uuid.UUID, match_id: uuid.UUID, seat: int, sealed_token: bytes, now: datetime) -> None:
