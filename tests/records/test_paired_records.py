@@ -26,6 +26,8 @@ def test_a_paired_casual_match_round_trips_with_its_flags(store, client, target)
     match_id = r.json["match"]["id"]
     exported = client.get(f"/matches/{match_id}/export", headers=OP).json
     assert exported["events"][0]["data"]["paired"] is True and exported["events"][0]["data"]["rated"] is False
+    text = client.get(f"/matches/{match_id}/export?format=text", headers=OP).get_data(as_text=True)
+    assert '[Paired "true"]' in text and '[Rated "false"]' in text
     _, events, state = check_record(exported)
     assert events[0]["data"]["paired"] is True and state.hand_number == 1
     imported = target.post("/matches/import", json=exported)
