@@ -19,6 +19,7 @@ from service.application.matchmaking import Matchmaking, fit_of, pair_periodical
 from service.store import EventStore, connect
 from service.store import matchmaking as rows
 from tests.api.conftest import OPERATOR, UNLIMITED, Player, bearer
+from tests.api.test_ratings import settle
 from tests.support.matches import play_to_the_end
 
 T0 = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
@@ -75,13 +76,24 @@ def poll(client, player: dict, ticket_id: str):
     return client.get(f"/matchmaking/tickets/{ticket_id}", headers=bearer(player["token"]))
 
 
-def set_rating(store, player: dict, rating: float) -> None:
+@pytest.fixture
+def set_rating(store):
+    """Give a player a rating (deleted at the end: a rebuild of the ratings from the
+    events, in another test, must find only what the events say)."""
+    given = []
+
+    def give(player: dict, rating: float) -> None:
+        given.append(uuid.UUID(player["id"]))
+        with store.connection() as conn:
+            conn.execute(
+                "INSERT INTO player_ratings (player_id, rating, deviation, volatility, matches, wins)"
+                " VALUES (%s, %s, 350, 0.06, 0, 0)",
+                (given[-1], rating),
+            )
+
+    yield give
     with store.connection() as conn:
-        conn.execute(
-            "INSERT INTO player_ratings (player_id, rating, deviation, volatility, matches, wins)"
-            " VALUES (%s, %s, 350, 0.06, 0, 0)",
-            (uuid.UUID(player["id"]), rating),
-        )
+        conn.execute("DELETE FROM player_ratings WHERE player_id = ANY(%s)", (given,))
 
 
 def test_two_fitting_tickets_make_one_match_with_both_players_seated_and_each_sees_its_own_token(mm, store):
@@ -162,10 +174,10 @@ def test_a_ticket_needs_a_player(mm, new_match):
     assert mm.post("/matchmaking/tickets", json={}, headers=bearer(seat_token)).status_code == 403
 
 
-def test_a_widening_range_pairs_two_players_300_points_apart_after_40_seconds_and_not_before(mm, store, clock):
+def test_a_widening_range_pairs_two_players_300_points_apart_after_40_seconds_and_not_before(mm, set_rating, clock):
     ann, bob = guest(mm, "Ann"), guest(mm, "Bob")
-    set_rating(store, ann, 1500)
-    set_rating(store, bob, 1800)
+    set_rating(ann, 1500)
+    set_rating(bob, 1800)
     a = post(mm, ann).json
     b = post(mm, bob).json
     assert (a["status"], b["status"]) == ("waiting", "waiting")
@@ -260,7 +272,7 @@ def test_a_casual_match_is_recorded_unrated_and_never_rated(mm, store):
         with store.connection() as conn:
             found = ratings.rated_players(conn, uuid.UUID(match_id))
         assert (found is not None) is rated
-        ratings.catch_up(store)
+        settle(mm)  # the ratings fold every match end stored
         matches = [mm.get(f"/players/{p['id']}").json["matches"] for p in (ann, bob)]
         assert matches == ([1, 1] if rated else [0, 0])
 
