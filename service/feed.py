@@ -52,7 +52,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-import psycopg
 from psycopg.types.json import Jsonb
 
 from service.engine.game import deadline, evolve
@@ -60,6 +59,7 @@ from service.engine.state import DEFENSE, DISCARD, DRAW, UPCARD_OFFER, State
 from service.store import EventStore, projections
 from service.store.events import COLUMNS, stored_events
 from service.store.notifications import payload
+from service.store.periodic import run_periodically
 from service.store.projections import Projection
 
 log = logging.getLogger(__name__)
@@ -321,19 +321,11 @@ def sweep(store: EventStore, now: datetime, before: timedelta) -> int:
 
 def sweep_periodically(store: EventStore, every: float, before: timedelta, clock: Callable[[], datetime]) -> threading.Event:
     """``sweep`` in a daemon thread every ``every`` seconds; set the event to stop."""
-    stop = threading.Event()
 
-    def run() -> None:
-        while not stop.wait(every):
-            try:
-                sweep(store, clock(), before)
-            except psycopg.Error as exc:
-                log.warning("the reminders' sweep failed: %s", type(exc).__name__)
-            except Exception:
-                log.exception("the reminders' sweep failed")
+    def job() -> None:
+        sweep(store, clock(), before)
 
-    threading.Thread(target=run, name="reminder-sweep", daemon=True).start()
-    return stop
+    return run_periodically("reminder-sweep", every, job)
 
 
 FEED = """

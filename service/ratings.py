@@ -13,7 +13,9 @@ A match is rated when all of these hold:
   service made for the defender.  So a match resigned, timed out or called off before
   one of its seats moved counts for neither (as chess servers abort a game whose side
   never moved);
-- it did not use hints (no ``hint_shown`` event), and it was not called off.
+- it did not use hints (no ``hint_shown`` event), it was not called off, and it is not
+  casual (``rated: false`` in ``match_started``: a matchmaking ticket that asked for an
+  unrated match).
 
 Each rated match is a rating period of one game for each player, scored 1 for the
 winner and 0 for the loser (a resignation and a timeout are losses like any other; a
@@ -80,7 +82,7 @@ OR (type = 'defended' AND (data->>'automatic')::boolean IS NOT TRUE)
 """
 
 MATCH_FACTS = f"""
-SELECT bool_or(type = 'hint_shown'), count(DISTINCT (data->>'seat')::int) FILTER (WHERE {MOVES})
+SELECT bool_or(type = 'hint_shown' OR (type = 'match_started' AND data->'rated' = 'false'::jsonb)), count(DISTINCT (data->>'seat')::int) FILTER (WHERE {MOVES})
 FROM events WHERE match_id = %s
 """
 

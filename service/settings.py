@@ -271,6 +271,15 @@ class Settings:
         "GIN_RUMMY_REMINDER_SWEEP_SECONDS", _FLOAT, 60.0,
         "How often each process looks for reminders due (0: never; a reminder is sent once, by whichever looks first).",
     )
+    # --- matchmaking --------------------------------------------------------------------
+    matchmaking_poll_seconds: int = setting(
+        "GIN_RUMMY_MATCHMAKING_POLL_SECONDS", _whole, 30,
+        "A live matchmaking ticket not polled (GET) for this many seconds lapses: its player has left.",
+    )
+    matchmaking_round_seconds: int = setting(
+        "GIN_RUMMY_MATCHMAKING_ROUND_SECONDS", _whole, 10,
+        "Seconds between two background rounds of pairing waiting matchmaking tickets in each process (0: none).",
+    )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(
         "GIN_RUMMY_SIGNING_KEY_FILE", _optional_text, None, "An Ed25519 key (PEM) to sign exports with; unset: the service's own."

@@ -18,14 +18,14 @@
   the events before it notify nobody.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-02
 """
 
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 

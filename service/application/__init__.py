@@ -15,6 +15,7 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
 - ``costs``: limits by cost: creations per address and player, CPU per address and caller
 - ``records``: export, import (written by the code that writes every new match), past
   states, hands, the audit
+- ``matchmaking``: tickets, and the pairing of two that fit into one match
 - ``players``: guests, the calling player, its notifications, profiles, the leaderboard
 - ``play``: the deals and the computer's turns between a person's moves
 - ``tokens``: every token's format, hash and parse
@@ -26,6 +27,7 @@ live streams); ``create_app`` and the commands each build one.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import TypedDict
@@ -45,6 +47,7 @@ from .costs import Costs
 from .errors import ApplicationError
 from .hooks import Hooks
 from .matches import MatchService
+from .matchmaking import Matchmaking, pair_periodically
 from .play import Play, system_clock
 from .players import Players
 from .records import Records
@@ -88,7 +91,12 @@ class Application:
         self.views = Views(store, self.presence, clock)
         self.play = Play(store, hooks, clock, deal_rng, feed.Folder(store))
         self.costs = Costs(store, settings)
-        self.matches = MatchService(store, self.callers, self.views, self.play, Retries(settings.retry_secret), self.costs)
+        retries = Retries(settings.retry_secret)
+        self.matches = MatchService(store, self.callers, self.views, self.play, retries, self.costs)
+        self.matchmaking = Matchmaking(
+            store, self.callers, self.matches, retries, clock, poll_seconds=settings.matchmaking_poll_seconds,
+            rated_players=settings.rated_players,
+        )
         self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
         self.coaching = Coaching(store, self.callers, self.play, self.costs)
@@ -99,6 +107,8 @@ class Application:
         )
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
+        #: Set to stop the background rounds of pairing (started by ``build`` on pools of its own).
+        self.matchmaking_rounds: threading.Event | None = None
 
     @classmethod
     def build(
@@ -119,10 +129,12 @@ class Application:
         reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
         if settings.idempotency_purge_seconds:
             purge_periodically(store.pool, every=float(settings.idempotency_purge_seconds))
-        made = cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        application = cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        if settings.matchmaking_round_seconds:
+            application.matchmaking_rounds = pair_periodically(application.matchmaking, float(settings.matchmaking_round_seconds))
         if settings.reminder_sweep_seconds:
-            made.players.sweep_periodically(float(settings.reminder_sweep_seconds))
-        return made
+            application.players.sweep_periodically(float(settings.reminder_sweep_seconds))
+        return application
 
     def end_streams(self) -> None:
         """End every live stream (their clients reconnect, to another instance)."""
@@ -132,6 +144,8 @@ class Application:
     def close(self) -> None:
         """End the streams and close the pools the application opened (a worker's exit)."""
         self.end_streams()
+        if self.matchmaking_rounds is not None:
+            self.matchmaking_rounds.set()
         for pool in self.owned_pools:
             pool.close()
 

@@ -200,11 +200,14 @@ class MatchService:
 
     def _new_match(
         self, uow: UnitOfWork, spec: Mapping[str, Any], *, public: bool = False, token_seats: set[int] | None = None,
+        flags: Mapping[str, bool] | None = None,
     ) -> tuple[uuid.UUID, State, dict[int, str], str | None, list[str]]:
         """Stage a new match: its id, its state, the seat tokens (of ``token_seats``, or
         every person's seat), its invite code (when a seat is open) and the computer's
-        moves in it (to report once it is stored)."""
+        moves in it (to report once it is stored).  ``flags``: how it came to be
+        (``paired``, ``rated``; see ``engine.match.MATCH_FLAGS``)."""
         command, humans = start_command(spec)
+        command.update(flags or {})
         match_id = uuid.uuid4()
         seat_tokens = {seat: tokens.seat_token(match_id) for seat in humans if token_seats is None or seat in token_seats}
         events = decide(State(), {**command, "at": self.play.stamp(State())})
@@ -234,6 +237,16 @@ class MatchService:
         assert player is not None, "the caller's player exists (players are never deleted)"
         seats[first].setdefault("name", player.name)
         return {**spec, "seats": seats}
+
+    def stage_paired_match(
+        self, uow: UnitOfWork, players: list[tuple[uuid.UUID, str]], rules: Mapping[str, Any], *, rated: bool,
+    ) -> tuple[uuid.UUID, dict[int, str]]:
+        """Stage the match of two paired players (seat 0 for the first): both seats
+        bound to their players, as a join binds one, and a seat token for each."""
+        seats = [{"kind": "human", "name": name, "player": str(player)} for player, name in players]
+        flags = {"paired": True} if rated else {"paired": True, "rated": False}
+        match_id, _, seat_tokens, _, _ = self._new_match(uow, {"rules": dict(rules), "seats": seats}, flags=flags)
+        return match_id, seat_tokens
 
     # --- joining ------------------------------------------------------------------------
 

@@ -46,6 +46,10 @@ def _xor(a: bytes, b: bytes) -> bytes:
     return bytes(x ^ y for x, y in zip(a, b, strict=True))
 
 
+def _pad_of(secret: bytes, *binding: str) -> bytes:
+    return hmac.new(secret, "\0".join(binding).encode(), "sha256").digest()
+
+
 class Retries:
     """The retry secret of one application, and the seals made with it."""
 
@@ -61,8 +65,18 @@ class Retries:
 
     @staticmethod
     def _pad(secret: bytes, match_id: uuid.UUID, record: NewIdempotencyRecord) -> bytes:
-        binding = "\0".join(("seat-token", str(match_id), record.scope, record.key))
-        return hmac.new(secret, binding.encode(), "sha256").digest()
+        return _pad_of(secret, "seat-token", str(match_id), record.scope, record.key)
+
+    @staticmethod
+    def seal_bound(secret: bytes, binding: tuple[str, ...], token: str) -> bytes:
+        """A seat token sealed for a row of another kind than an Idempotency-Key's record,
+        named by ``binding`` (its own: no two tokens are sealed with one pad)."""
+        return _xor(tokens.seat_token_bytes(token), _pad_of(secret, *binding))
+
+    @staticmethod
+    def unseal_bound(secret: bytes, binding: tuple[str, ...], sealed: bytes, token_match: uuid.UUID) -> str:
+        """The seat token of ``token_match`` that ``seal_bound`` sealed with ``binding``."""
+        return tokens.seat_token(token_match, _xor(bytes(sealed), _pad_of(secret, *binding)))
 
     def seal(self, secret: bytes, match_id: uuid.UUID, record: NewIdempotencyRecord, token: str) -> bytes:
         """``token`` sealed for the record of ``record`` in ``match_id``."""

@@ -124,3 +124,32 @@ class UnitOfWork:
         for write in staged:
             if isinstance(write, Appended):
                 self.appended += write.events
+
+
+class Immediate(UnitOfWork):
+    """A unit of work inside a transaction already open on ``conn``: its writes run at
+    once, on that connection.  A staged write of an enclosing unit uses it when what it
+    writes depends on rows it has just locked (matchmaking: the two tickets taken decide
+    the match), so that code which stages its writes (``MatchService.stage_new_match``)
+    writes them inside that transaction."""
+
+    def __init__(self, store: EventStore, conn: psycopg.Connection):
+        super().__init__(store)
+        self._conn = conn
+
+    def append(self, match_id, expected_version: int, events: Sequence[Event | dict], **options: Any) -> Appended:
+        staged = super().append(match_id, expected_version, events, **options)
+        self.commit()
+        return staged
+
+    def write(self, run: Callable[[psycopg.Connection], T], *, alone: bool = False) -> Staged[T]:
+        staged = super().write(run, alone=alone)
+        self.commit()
+        return staged
+
+    def commit(self) -> None:
+        staged, self._staged = self._staged, []
+        for write in staged:
+            write._apply(self.conn)
+            if isinstance(write, Appended):
+                self.appended += write.events

@@ -24,6 +24,10 @@ def commitment_of(deck: Sequence[str], salt: str) -> str:
     return hashlib.sha256(f"{salt}:{','.join(deck)}".encode()).hexdigest()
 
 
+#: The optional facts of ``match_started``, each recorded only with this value.
+MATCH_FLAGS = {"paired": True, "rated": False}
+
+
 def start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
     if state.phase != NEW:
         raise IllegalMoveError("already_started", "the match has already started")
@@ -39,7 +43,19 @@ def start_match(state: State, command: Mapping[str, Any]) -> list[Event]:
         raise CommandError("at least one seat must be taken: the player who waits for the other", "invalid_seats")
     if rules.hints is None:
         rules = replace(rules, hints=default_hints(seats))
-    return [Event("match_started", {"rules": rules.to_json(), "seats": seats})]
+    started: dict[str, Any] = {"rules": rules.to_json(), "seats": seats}
+    # Facts of how the match came to be, kept only when they hold (a record without
+    # them reads as before): paired by matchmaking, and played unrated (casual).
+    for flag, value in MATCH_FLAGS.items():
+        given = command.get(flag)
+        if given is None:
+            continue
+        if given is not value:
+            raise CommandError(f"{flag} is {value} or left out, got {given!r}", "invalid_match_flag")
+        if any(seat["kind"] != "human" or "player" not in seat for seat in seats):
+            raise CommandError(f"{flag}: only a match between two players' seats is {flag}={value}", "invalid_match_flag")
+        started[flag] = value
+    return [Event("match_started", started)]
 
 
 def join(state: State, command: Mapping[str, Any]) -> list[Event]:

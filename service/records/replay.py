@@ -26,6 +26,7 @@ from service.engine import (
     fold,
     hand_history,
 )
+from service.engine.match import MATCH_FLAGS
 
 
 def plain(value: Any) -> str:
@@ -79,7 +80,9 @@ def _command_for(event: Mapping[str, Any], state: State) -> dict | None:
     if etype == "match_ended" and data.get("reason") in ENDING_COMMANDS:
         return {"type": ENDING_COMMANDS[data["reason"]], "seat": data.get("seat")}
     if etype == "match_started":
-        return {"type": "start_match", "rules": data.get("rules"), "seats": data.get("seats")}
+        command = {"type": "start_match", "rules": data.get("rules"), "seats": data.get("seats")}
+        command.update({flag: data[flag] for flag in MATCH_FLAGS if flag in data})
+        return command
     if etype == "hand_dealt":
         return {"type": "deal", "deck": data.get("deck"), "salt": data.get("salt", "")}
     if etype == "upcard_passed":

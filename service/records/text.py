@@ -80,6 +80,11 @@ def _header(record: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> l
         tags.append((f"Seat{seat['seat'] + 1}", seat_text(seat)))
         if seat.get("player"):
             tags.append((f"Seat{seat['seat'] + 1}Player", seat["player"]))
+    started = events[0]["data"] if events and events[0]["type"] == "match_started" else {}
+    if started.get("paired"):
+        tags.append(("Paired", "true"))
+    if started.get("rated") is False:
+        tags.append(("Rated", "false"))
     tags += [
         ("Started", events[0].get("recorded_at", "") if events else ""),
         ("Status", result["status"]),

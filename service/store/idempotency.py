@@ -13,7 +13,6 @@ then purged (``gin-rummy db purge-idempotency``, and hourly by the service itsel
 from __future__ import annotations
 
 import logging
-import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,10 +20,10 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 from uuid import UUID
 
-import psycopg
 from psycopg.types.json import Jsonb
 
 from . import limits
+from .periodic import run_periodically
 
 log = logging.getLogger(__name__)
 
@@ -114,23 +113,13 @@ def purge_idempotency_records(pool, older_than: timedelta = IDEMPOTENCY_RETENTIO
 
 
 def purge_periodically(pool, every: float = 3600.0, older_than: timedelta = IDEMPOTENCY_RETENTION) -> threading.Event:
-    """Purge (the answers to old keys, and the limits' idle buckets) in a daemon thread every ``every`` seconds, the first time after a random
-    part of that (so that replicas started together spread out); set the returned event
-    to stop.  A failed purge (the database down) is logged and tried again next time."""
-    stop = threading.Event()
+    """Purge (the answers to old keys, and the limits' idle buckets) in a daemon thread
+    every ``every`` seconds (``periodic.run_periodically``); set the returned event to stop."""
 
-    def run() -> None:
-        wait = random.uniform(0, every)
-        while not stop.wait(wait):
-            wait = every
-            try:
-                deleted = purge_idempotency_records(pool, older_than)
-                with pool.connection() as conn:
-                    forgotten = limits.purge(conn)  # the limits' buckets untouched for a day
-            except psycopg.Error as exc:
-                log.warning("idempotency purge failed: %s", type(exc).__name__)
-            else:
-                log.info("idempotency purge deleted %d records and %d idle limit buckets", deleted, forgotten)
+    def purge() -> None:
+        deleted = purge_idempotency_records(pool, older_than)
+        with pool.connection() as conn:
+            forgotten = limits.purge(conn)  # the limits' buckets untouched for a day
+        log.info("idempotency purge deleted %d records and %d idle limit buckets", deleted, forgotten)
 
-    threading.Thread(target=run, name="idempotency-purge", daemon=True).start()
-    return stop
+    return run_periodically("idempotency purge", every, purge)

@@ -97,6 +97,9 @@ export const api = {
     request("GET", `/players/me/matches?${query({ status, limit, cursor })}`, { token }),
   profile: (id) => request("GET", `/players/${encodeURIComponent(id)}`),
   leaderboard: (cursor, limit = 20) => request("GET", `/leaderboard?${query({ limit, cursor })}`),
+  postTicket: (token, body) => request("POST", "/matchmaking/tickets", { token, body }),
+  ticket: (token, id) => request("GET", `/matchmaking/tickets/${id}`, { token }),
+  cancelTicket: (token, id) => request("DELETE", `/matchmaking/tickets/${id}`, { token }),
 
   // One action: If-Match makes it apply only to the state the player saw; the
   // Idempotency-Key makes a retry after a network failure safe (same key, same answer).

@@ -3,6 +3,7 @@
 //   #/play/<id>           the table (also the invite, while the match waits for a friend)
 //   #/join/<id>/<code>    join a match from its invite link (#/join/<id>: a public one)
 //   #/lobby               the public matches waiting for a player
+//   #/play-now            "Play someone now": matchmaking
 //   #/history             past matches, export and import
 //   #/replay/<id>/<hand>  the hand replay viewer
 //   #/games               the player's matches ("My games")
@@ -18,6 +19,7 @@ import { mountHistory } from "./history.js";
 import { mountJoin } from "./join.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
+import { mountPlayNow } from "./matchmaking.js";
 import { mountProfile, mountPublicProfile, mountSignin } from "./profile.js";
 import { mountReplay } from "./replay.js";
 import { currentPlayer, pref, saveMatch, savedMatches, setPref } from "./saved.js";
@@ -36,6 +38,7 @@ function route() {
   if (parts[0] === "play" && parts[1]) unmount = mountTable(screen, parts[1]);
   else if (parts[0] === "join" && parts[1]) unmount = mountJoin(screen, parts[1], parts[2] ? decodeURIComponent(parts[2]) : null);
   else if (parts[0] === "lobby") unmount = mountLobby(screen);
+  else if (parts[0] === "play-now") unmount = mountPlayNow(screen);
   else if (parts[0] === "history") unmount = mountHistory(screen);
   else if (parts[0] === "replay" && parts[1]) unmount = mountReplay(screen, parts[1], Number(parts[2] || 1));
   else if (parts[0] === "games") unmount = mountGames(screen);

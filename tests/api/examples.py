@@ -200,6 +200,20 @@ def session(api: Recorder, importer: Recorder) -> None:
     importer.call("POST", "/matches/import", json_body=record)  # 201
     importer.call("POST", "/matches/import", json_body=record)  # 200: already here
 
+    # Matchmaking: Dee waits, a second ticket of hers is refused, Eli's fits hers.
+    dee = call("POST", "/players", json_body={"name": "Dee"}).get_json()
+    eli = call("POST", "/players", json_body={"name": "Eli"}).get_json()
+    spec = {"kind": "live", "turn_seconds": 30, "single_hand": True, "rated": True}
+    call("POST", "/matchmaking/tickets", token=dee["token"], json_body={**spec, "rules": {"turn_seconds": 30}})  # 422
+    waiting = call("POST", "/matchmaking/tickets", token=dee["token"], json_body=spec).get_json()
+    call("POST", "/matchmaking/tickets", token=dee["token"], json_body=spec)  # 409 ticket_open
+    call("GET", f"/matchmaking/tickets/{waiting['id']}", token=dee["token"])  # still waiting
+    call("GET", f"/matchmaking/tickets/{waiting['id']}", token=eli["token"])  # 404: not Eli's
+    call("POST", "/matchmaking/tickets", token=eli["token"], json_body=spec)  # 201 paired at once
+    call("DELETE", f"/matchmaking/tickets/{waiting['id']}", token=dee["token"])  # 409 ticket_paired
+    alone = call("POST", "/matchmaking/tickets", token=eli["token"], json_body={"kind": "correspondence"}).get_json()
+    call("DELETE", f"/matchmaking/tickets/{alone['id']}", token=eli["token"])  # 200 cancelled
+
 
 def service_metrics(text: str) -> str:
     """The service's own metrics (not the Python process's), their first lines."""

@@ -10,7 +10,8 @@ The schemas live in modules by subject; every name is also here, as ``schemas.Na
 - ``matches``: creating and joining a match, invites, rematches, the lobby, the lists of matches;
 - ``records``: export and import, states, hands, the audit, the JWKS, provenance;
 - ``players``: players, profiles, ratings, the leaderboard;
-- ``coach``: hints and the analysis of decisions.
+- ``coach``: hints and the analysis of decisions;
+- ``matchmaking``: tickets asked for and as their owners see them.
 
 Importing this package imports every module, so that a schema named by a string
 (``fields.Nested("InviteSchema")``) is in marshmallow's class registry when it is resolved.
@@ -63,6 +64,7 @@ from .matches import (
     RematchSchema,
     SeatSpecSchema,
 )
+from .matchmaking import RatingRangeSchema, TicketMatchSchema, TicketSchema, TicketSpecSchema
 from .play import (
     ACTION_FIELDS,
     EVENTS_PAGE,
@@ -129,6 +131,10 @@ from .rules import (
 )
 
 __all__ = [
+    "RatingRangeSchema",
+    "TicketMatchSchema",
+    "TicketSchema",
+    "TicketSpecSchema",
     "CARD",
     "LEVELS",
     "PHASES",

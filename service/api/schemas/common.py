@@ -73,6 +73,7 @@ class ProblemSchema(Schema):
     errors = fields.Dict(metadata={"description": "Field name -> messages (invalid requests)."})
     current_version = fields.Integer(metadata={"description": "The match's version now (412 version_mismatch)."})
     index = fields.Integer(metadata={"description": "Refused imports: the place in the record's events (0-based) of the first event that does not follow."})
+    ticket_id = fields.String(metadata={"description": "Matchmaking: the ticket waiting already (409 ticket_open) or paired (409 ticket_paired)."})
     seq = fields.Integer(metadata={"description": "Refused imports: that event's seq (index + 1), as the audit and the events feed number it."})
 
 
