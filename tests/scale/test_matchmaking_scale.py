@@ -24,7 +24,7 @@ from .report import note
 
 pytestmark = pytest.mark.scale
 
-PLAYERS = 120
+PLAYERS = 200
 
 
 def make_players(database_url: str, count: int, prefix: str) -> list[dict]:
