@@ -78,6 +78,9 @@ export const api = {
 
   // The coach: a hint for the seat to act (recorded: the match is then never rated), and
   // every decision of a hand that is over weighed, with each seat's accuracy.
+  // The player's notifications after a cursor (a page; `next_cursor` when there are more).
+  notifications: (token, after = 0, limit = 500) => request("GET", `/players/me/notifications?after=${after}&limit=${limit}`, { token }),
+
   hint: (id, token) => request("GET", `/matches/${id}/hint`, { token }),
   handAnalysis: (id, token, n) => request("GET", `/matches/${id}/hands/${n}/analysis`, { token }),
   matchAnalysis: (id, token) => request("GET", `/matches/${id}/analysis`, { token }),
@@ -117,15 +120,24 @@ export const api = {
 
 // Server-Sent Events with a bearer token.  EventSource cannot send an Authorization
 // header, so the stream is read with fetch; like EventSource it reconnects after the
-// server closes it (every `wait` seconds), resuming with Last-Event-ID.
+// server closes it (every `wait` seconds), resuming with Last-Event-ID.  A match's stream
+// ends with its match_ended event; the player's feed (followNotifications) never ends.
 export function followStream(id, token, after, onEvent, { wait = 60 } = {}) {
+  return followEvents(`/matches/${id}/stream`, token, after, onEvent, { wait, ends: (event) => event.type === "match_ended" });
+}
+
+export function followNotifications(token, after, onNote, { wait = 60 } = {}) {
+  return followEvents("/players/me/stream", token, after, onNote, { wait, ends: () => false });
+}
+
+function followEvents(path, token, after, onEvent, { wait, ends }) {
   const controller = new AbortController();
   let last = after;
   let retry = 1000;
   let stopped = false;
 
   async function once() {
-    const response = await fetch(`/matches/${id}/stream?wait=${wait}`, {
+    const response = await fetch(`${path}?wait=${wait}`, {
       headers: { Authorization: `Bearer ${token}`, "Last-Event-ID": String(last), Accept: "text/event-stream" },
       signal: controller.signal,
       cache: "no-store",
@@ -158,7 +170,7 @@ export function followStream(id, token, after, onEvent, { wait = 60 } = {}) {
         if (fields.data.length) {
           const event = JSON.parse(fields.data.join("\n"));
           onEvent(event);
-          if (event.type === "match_ended") return true;
+          if (ends(event)) return true;
         }
       }
     }

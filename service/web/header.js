@@ -3,10 +3,16 @@
 // "My games".  The count is asked for when the page opens, when the screen changes (at
 // most every 10 s), every 60 s while the page is visible, and when a screen that knows
 // it better (My games, the table after a move) says so.
+//
+// While a player is here, the page follows the player's own feed (one stream for every
+// match, GET /players/me/stream): each notification refreshes the count, and one about
+// a match not on the screen -- your move, an opponent found, your invite accepted, a
+// rematch offered, a deadline near -- is said in a toast.  It starts after the newest
+// notification already there (the past is not told again).
 
-import { ApiError, api } from "./api.js";
+import { ApiError, api, followNotifications } from "./api.js";
 import { PLAYER_CHANGED, currentPlayer, renamePlayer } from "./saved.js";
-import { h } from "./ui.js";
+import { h, toast } from "./ui.js";
 
 const chip = document.getElementById("nav-player");
 const gamesLink = document.getElementById("nav-games");
@@ -71,15 +77,59 @@ export function countChanged() {
   timer = setTimeout(() => refreshHeader({ force: true, countOnly: true }), 500);
 }
 
+// What a notification says, for a match not on the screen (null: nothing to say).
+function told(note) {
+  const against = note.opponent ? ` against ${note.opponent}` : "";
+  switch (note.kind) {
+    case "your_move": return "It is your move in another match.";
+    case "match_found": return `An opponent was found${against}.`;
+    case "invite_accepted": return `Your invite was accepted${against}.`;
+    case "rematch_offered": return `A rematch is offered${against}.`;
+    case "reminder": return "A deadline of yours is near, in another match.";
+    default: return null;
+  }
+}
+
+const onScreen = () => (location.hash.match(/^#\/play\/([0-9a-f-]+)/) || [])[1];
+
+let stopFeed = null;
+
+// Follow the player's feed from its newest notification (the pages before it skipped).
+async function followFeed(token) {
+  if (stopFeed) stopFeed();
+  stopFeed = null;
+  if (!token) return;
+  let after = 0;
+  try {
+    for (;;) {
+      const page = await api.notifications(token, after, 500);
+      if (page.items.length) after = Number(page.items[page.items.length - 1].id);
+      if (page.items.length < 500) break; // the last page
+    }
+  } catch {
+    return; // a refused token: the header says so
+  }
+  if (currentPlayer()?.token !== token) return;
+  stopFeed = followNotifications(token, after, (note) => {
+    countChanged();
+    const message = note.match !== onScreen() ? told(note) : null;
+    if (message) toast(message);
+  });
+}
+
 export function startHeader() {
   show();
   refreshHeader({ force: true });
   let token = currentPlayer()?.token;
+  followFeed(token);
   window.addEventListener(PLAYER_CHANGED, () => {
     const now = currentPlayer()?.token;
     if (now !== token) refused = null;
     show(); // a new name, or another player
-    if (now !== token) refreshHeader({ force: true });
+    if (now !== token) {
+      refreshHeader({ force: true });
+      followFeed(now);
+    }
     token = now;
   });
   window.addEventListener("hashchange", () => refreshHeader());

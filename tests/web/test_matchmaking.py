@@ -55,3 +55,26 @@ def test_waiting_for_an_opponent_can_be_cancelled(devices, store):
 def test_play_someone_now_asks_for_a_player_first(client: Client):
     client.open("#/play-now")
     assert "continue as a guest" in client.page.text_content("#play-now-needs-player")
+
+
+@web
+def test_the_player_not_to_move_is_told_on_another_screen_when_it_becomes_their_move(devices):
+    ann, bob = devices(), devices()
+    become_guest(ann, "Ann")
+    become_guest(bob, "Bob")
+    ask(ann)
+    ann.page.wait_for_selector("#mm-waiting:not([hidden])")
+    ask(bob)
+    bob.page.wait_for_selector("#hand .card")
+    ann.page.wait_for_selector("#hand .card", timeout=10_000)
+    mover, waiter = (ann, bob) if ann.my_turn() else (bob, ann)
+    waiter.open("#/lobby")  # away from the table: only the player's feed can tell
+    waiter.page.wait_for_timeout(500)  # its feed followed from the newest notification
+    while mover.my_turn():
+        mover.play_turn()
+    waiter.page.wait_for_function(
+        "() => !document.getElementById('toast').hidden"
+        " && document.getElementById('toast').textContent.includes('your move')",
+        timeout=10_000,
+    )
+    assert "It is your move in another match." in waiter.page.text_content("#toast")
