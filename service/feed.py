@@ -61,6 +61,7 @@ from service.store.events import COLUMNS, stored_events
 from service.store.notifications import payload
 from service.store.periodic import run_periodically
 from service.store.projections import Projection
+from service.store.webhooks import Owed, enqueue
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,13 @@ class Notification:
             "id": str(self.seq), "kind": self.type, "match": str(self.match_id),
             "created_at": self.created_at.isoformat(), **self.data,
         }
+
+    def owed(self, player_id: UUID) -> Owed:
+        """This notification as webhooks send it (service/webhooks.py: the body)."""
+        return Owed(self.seq, self.type, {
+            "type": self.type, "timestamp": self.created_at.isoformat(),
+            "data": {"player": str(player_id), **self.to_json()},
+        }, self.created_at)
 
 
 def _iso(when: datetime | None) -> str | None:
@@ -201,6 +209,7 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     k = _bucket(conn)
     made = 0
     broken: set[UUID] = set()
+    owed: list[Owed] = []
     for event in stored_events(conn, rows):
         if event.match_id in broken:
             continue
@@ -227,6 +236,7 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
             nid = (k << BUCKET_BITS) + i
             key = f"{kind}:{event.position}:{player}"
             conn.execute(INSERT, (nid, player, kind, event.match_id, Jsonb(data), event.position, key, event.recorded_at))
+            owed.append(Notification(nid, kind, event.match_id, data, event.recorded_at).owed(player))
             stored.append((player, nid))
             made += 1
         if _turn_key(after) != _turn_key(before) or event.seq == 1:
@@ -234,6 +244,7 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     for match_id, (state, source) in turns.items():
         _save_turn(conn, match_id, state, source, bindings[match_id])
     _set_bucket(conn, k)
+    enqueue(conn, owed)  # the webhooks' outbox, in the same transaction: owed once each
     return made
 
 
@@ -268,11 +279,15 @@ class Folder(projections.Folder):
     process's folder thread, never in the request (``service.store.projections.Folder``),
     announcing the new rows."""
 
-    def __init__(self, store: EventStore):
+    def __init__(self, store: EventStore, after: Callable[[], None] | None = None):
         super().__init__(store, projection(store, []), background=True)
+        #: Called after each catch-up (the webhooks' deliverer wakes: deliveries may be owed).
+        self.after = after
 
     def _catch_up(self) -> None:
         catch_up_quietly(self.store, wait=False)
+        if self.after is not None:
+            self.after()
 
 
 def rebuild(store: EventStore) -> int:
@@ -302,6 +317,7 @@ def sweep(store: EventStore, now: datetime, before: timedelta) -> int:
     away, under a clock of at least twice that); each turn's once.  The number made."""
     catch_up_quietly(store)  # the turns as the events stored so far leave them
     stored: list[tuple[UUID, int]] = []
+    owed: list[Owed] = []
     with store.transaction() as conn:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
         k = _bucket(conn)
@@ -314,7 +330,9 @@ def sweep(store: EventStore, now: datetime, before: timedelta) -> int:
             row = conn.execute(INSERT, (nid, player, "reminder", match_id, Jsonb(data), None, key, now)).fetchone()
             if row is not None:
                 stored.append((player, nid))
+                owed.append(Notification(nid, "reminder", match_id, data, now).owed(player))
                 nid += 1
+        enqueue(conn, owed)
     announce(store, stored)
     return len(stored)
 

@@ -19,7 +19,10 @@ same way from either.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import dataclasses
+import json
 import math
 import multiprocessing
 import os
@@ -137,6 +140,61 @@ _FLOAT = _marshmallow(fields.Float(allow_nan=False))
 
 def _rate(value: object) -> Rate | None:
     return value if isinstance(value, Rate) else parse_rate(None if value is None else str(value))
+
+
+@dataclass(frozen=True)
+class WebhookEndpoint:
+    """An endpoint named by ``GIN_RUMMY_WEBHOOKS``: its URL, its secret (``whsec_`` and
+    the base64 of 24 to 64 bytes) and the kinds of notification it takes (none named:
+    every kind)."""
+
+    url: str
+    secret: str = field(repr=False)
+    kinds: tuple[str, ...] = ()
+
+
+def check_webhook_url(url: object) -> str:
+    text = str(url).strip()
+    parts = re.match(r"^(https?)://([^/?#\s]+)", text)
+    if parts is None:
+        raise ValueError(f"a webhook URL is http:// or https:// and a host, got {text!r}")
+    return text
+
+
+def check_webhook_secret(secret: object) -> str:
+    text = str(secret)
+    raw = text.removeprefix("whsec_")
+    try:
+        key = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        key = b""
+    if not text.startswith("whsec_") or not 24 <= len(key) <= 64:
+        raise ValueError("a webhook secret is whsec_ and the base64 of 24 to 64 random bytes")
+    return text
+
+
+def _webhooks(value: object) -> tuple[WebhookEndpoint, ...] | None:
+    """``GIN_RUMMY_WEBHOOKS``: a JSON list of {"url", "secret", "kinds"}; unset: None."""
+    if value is None or isinstance(value, tuple):
+        return value
+    try:
+        items = json.loads(str(value)) if str(value).strip() else []
+    except json.JSONDecodeError:
+        raise ValueError('a JSON list such as [{"url": "https://...", "secret": "whsec_...", "kinds": ["your_move"]}]') from None
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        raise ValueError("a JSON list of objects, each with url, secret and (optional) kinds")
+    made = []
+    for item in items:
+        unknown = set(item) - {"url", "secret", "kinds"}
+        if unknown:
+            raise ValueError(f"a webhook has url, secret and kinds, not {', '.join(sorted(unknown))}")
+        kinds = item.get("kinds") or []
+        if not isinstance(kinds, list) or not all(isinstance(kind, str) for kind in kinds):
+            raise ValueError("a webhook's kinds are a list of notification kinds")
+        made.append(WebhookEndpoint(check_webhook_url(item.get("url", "")), check_webhook_secret(item.get("secret", "")), tuple(kinds)))
+    if len({each.url for each in made}) != len(made):
+        raise ValueError("each webhook URL at most once")
+    return tuple(made)
 
 
 def setting(env: str | None, parse: Callable[[object], Any], default: Any, doc: str) -> Any:
@@ -279,6 +337,31 @@ class Settings:
     matchmaking_round_seconds: int = setting(
         "GIN_RUMMY_MATCHMAKING_ROUND_SECONDS", _whole, 10,
         "Seconds between two background rounds of pairing waiting matchmaking tickets in each process (0: none).",
+    )
+    # --- webhooks -----------------------------------------------------------------------
+    webhooks: tuple[WebhookEndpoint, ...] | None = setting(
+        "GIN_RUMMY_WEBHOOKS", _webhooks, None,
+        'Webhook endpoints, a JSON list of {"url", "secret", "kinds"}; unset: those the operator API added only.',
+    )
+    webhook_timeout_seconds: float = setting(
+        "GIN_RUMMY_WEBHOOK_TIMEOUT_SECONDS", _FLOAT, 10.0, "How long a webhook receiver has to answer an attempt."
+    )
+    webhook_first_retry_seconds: float = setting(
+        "GIN_RUMMY_WEBHOOK_FIRST_RETRY_SECONDS", _FLOAT, 5.0,
+        "The wait after a webhook's first failed attempt; it doubles after each one (at most an hour).",
+    )
+    webhook_retry_period_seconds: float = setting(
+        "GIN_RUMMY_WEBHOOK_RETRY_PERIOD_SECONDS", _FLOAT, 3 * 24 * 3600.0,
+        "How long after its notification a webhook is retried before it fails (default 3 days).",
+    )
+    webhook_senders: int = setting(
+        "GIN_RUMMY_WEBHOOK_SENDERS", _whole, 4, "Webhook attempts under way at once in each process (0: this process sends none)."
+    )
+    webhook_poll_seconds: float = setting(
+        "GIN_RUMMY_WEBHOOK_POLL_SECONDS", _FLOAT, 1.0, "How often each process looks for webhook deliveries due."
+    )
+    webhook_log_days: float = setting(
+        "GIN_RUMMY_WEBHOOK_LOG_DAYS", _FLOAT, 7.0, "How long the delivery log keeps a delivered or failed webhook."
     )
     # --- signed records -----------------------------------------------------------------
     signing_key_file: str | None = setting(

@@ -16,6 +16,10 @@
   streams refused with 429 (``token``, ``client address``, ``process``);
   ``gin_rummy_streams_lagged_total``: streams closed because their client fell too far
   behind.
+- ``gin_rummy_webhook_attempts_total{outcome}``: webhook attempts by outcome:
+  ``delivered`` (answered 2xx), ``retried`` (another answer, or none: tried again
+  later), ``failed`` (the retries' period is over); ``gin_rummy_webhook_lag_seconds``:
+  from a notification to its delivery (the receiver's 2xx), per delivery.
 
 Several gunicorn workers: with ``PROMETHEUS_MULTIPROC_DIR`` set (to an empty, writable
 directory) before prometheus_client is imported, every worker writes its counts there
@@ -81,6 +85,12 @@ STREAMS_REFUSED = Counter(
 STREAMS_LAGGED = Counter(
     "gin_rummy_streams_lagged", "Live streams closed because the client fell too far behind."
 )
+WEBHOOK_ATTEMPTS = Counter("gin_rummy_webhook_attempts", "Webhook attempts, by outcome (delivered, retried, failed).", ["outcome"])
+WEBHOOK_LAG = Histogram(
+    "gin_rummy_webhook_lag_seconds",
+    "Seconds from a notification to its webhook's delivery.",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0, 3600.0, 6 * 3600.0, 24 * 3600.0),
+)
 
 
 class MetricsHooks(Hooks):
@@ -94,6 +104,11 @@ class MetricsHooks(Hooks):
 
     def stream_refused(self, scope: str) -> None:
         STREAMS_REFUSED.labels(scope).inc()
+
+    def webhook_attempted(self, outcome: str, lag: float | None) -> None:
+        WEBHOOK_ATTEMPTS.labels(outcome).inc()
+        if lag is not None:
+            WEBHOOK_LAG.observe(lag)
 
 
 HOOKS = MetricsHooks()
@@ -140,8 +155,8 @@ def exposition(multiprocess_dir: str | None) -> bytes:
     auth=False,
     content_type="text/plain",
     description=(
-        "Request counts and latencies by route, actions applied, conflicts, the computer's decision times and "
-        "rate-limited requests, summed over every worker process. Never rate limited. When the server sets "
+        "Request counts and latencies by route, actions applied, conflicts, the computer's decision times, "
+        "rate-limited requests, live streams and webhook attempts and lag, summed over every worker process. Never rate limited. When the server sets "
         "`GIN_RUMMY_METRICS_TOKEN`, send it as `Authorization: Bearer <token>` (the operator and seat tokens "
         "are not accepted here)."
     ),

@@ -49,6 +49,7 @@ TAGS = {
     "coach": "Hints for the seat to play, and the analysis of a hand's decisions.",
     "records": "Finished matches as records: export, import, audit, the hands in full.",
     "rules": "The rules presets and their parameters.",
+    "webhooks": "For the operator: endpoints the notifications are sent to (Standard Webhooks), and their delivery log.",
     "service": "Health, metrics, and this document.",
 }
 

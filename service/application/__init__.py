@@ -17,6 +17,8 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
   states, hands, the audit
 - ``matchmaking``: tickets, and the pairing of two that fit into one match
 - ``players``: guests, the calling player, its notifications, profiles, the leaderboard
+- ``webhooks``: the operator's webhook endpoints, their delivery log, and the
+  process's deliverer
 - ``play``: the deals and the computer's turns between a person's moves
 - ``tokens``: every token's format, hash and parse
 
@@ -55,6 +57,7 @@ from .retries import Retries
 from .signin import verifier_of
 from .streams import Streams
 from .views import Views
+from .webhooks import Webhooks
 
 
 class _Options(TypedDict, total=False):
@@ -89,7 +92,8 @@ class Application:
         )
         self.callers = Callers(store, settings.operator_token, verifier_of(settings))
         self.views = Views(store, self.presence, clock)
-        self.play = Play(store, hooks, clock, deal_rng, feed.Folder(store))
+        self.webhooks = Webhooks(store, self.callers, settings, hooks)
+        self.play = Play(store, hooks, clock, deal_rng, feed.Folder(store, after=self.webhooks.deliverer.wake))
         self.costs = Costs(store, settings)
         retries = Retries(settings.retry_secret)
         self.matches = MatchService(store, self.callers, self.views, self.play, retries, self.costs)
@@ -109,6 +113,8 @@ class Application:
         self.owned_pools = owned_pools
         #: Set to stop the background rounds of pairing (started by ``build`` on pools of its own).
         self.matchmaking_rounds: threading.Event | None = None
+        #: Stops this process's webhook deliveries (started by ``build`` on pools of its own).
+        self.stop_webhooks: Callable[[], None] | None = None
 
     @classmethod
     def build(
@@ -116,7 +122,9 @@ class Application:
         clock: Callable[[], datetime] | None = None,
     ) -> Application:
         """The application on ``store``, or on the database of the settings (then with
-        pools of its own, and the hourly purge of old Idempotency-Key answers)."""
+        pools of its own, the hourly purge of old Idempotency-Key answers, the rounds of
+        pairing, the reminders' sweep, the endpoints of ``GIN_RUMMY_WEBHOOKS`` and the
+        webhooks' deliveries)."""
         options: _Options = {"hooks": hooks}
         if clock is not None:
             options["clock"] = clock
@@ -134,6 +142,10 @@ class Application:
             application.matchmaking_rounds = pair_periodically(application.matchmaking, float(settings.matchmaking_round_seconds))
         if settings.reminder_sweep_seconds:
             application.players.sweep_periodically(float(settings.reminder_sweep_seconds))
+        if settings.webhooks is not None:
+            application.webhooks.sync(settings.webhooks)
+        if settings.webhook_senders and settings.webhook_poll_seconds > 0:
+            application.stop_webhooks = application.webhooks.start()
         return application
 
     def end_streams(self) -> None:
@@ -146,6 +158,8 @@ class Application:
         self.end_streams()
         if self.matchmaking_rounds is not None:
             self.matchmaking_rounds.set()
+        if self.stop_webhooks is not None:
+            self.stop_webhooks()
         for pool in self.owned_pools:
             pool.close()
 

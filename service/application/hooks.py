@@ -3,7 +3,9 @@
 Called after the fact and must not fail: ``action_applied`` once per action in a
 successful append (``by`` is "person" or "computer"), ``bot_decided`` once per move the
 computer chooses, with the seconds it took, ``stream_refused`` once per live stream
-refused for a limit (``scope``: token, client address, process).
+refused for a limit (``scope``: token, client address, process), ``webhook_attempted``
+once per webhook attempt (``outcome``: delivered, retried, failed; ``lag``: for a
+delivery, the seconds since its notification was made).
 """
 
 from __future__ import annotations
@@ -17,4 +19,7 @@ class Hooks:
         pass
 
     def stream_refused(self, scope: str) -> None:
+        pass
+
+    def webhook_attempted(self, outcome: str, lag: float | None) -> None:
         pass

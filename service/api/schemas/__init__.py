@@ -11,7 +11,8 @@ The schemas live in modules by subject; every name is also here, as ``schemas.Na
 - ``records``: export and import, states, hands, the audit, the JWKS, provenance;
 - ``players``: players, profiles, ratings, the leaderboard;
 - ``coach``: hints and the analysis of decisions;
-- ``matchmaking``: tickets asked for and as their owners see them.
+- ``matchmaking``: tickets asked for and as their owners see them;
+- ``webhooks``: the operator's webhook endpoints and their delivery log.
 
 Importing this package imports every module, so that a schema named by a string
 (``fields.Nested("InviteSchema")``) is in marshmallow's class registry when it is resolved.
@@ -129,6 +130,15 @@ from .rules import (
     RulesSchema,
     RulesSpecSchema,
 )
+from .webhooks import (
+    DeliveriesQuerySchema,
+    DeliveryPageSchema,
+    DeliverySchema,
+    WebhookCreatedSchema,
+    WebhookListSchema,
+    WebhookSchema,
+    WebhookSpecSchema,
+)
 
 __all__ = [
     "RatingRangeSchema",
@@ -230,4 +240,11 @@ __all__ = [
     "HandAnalysisSchema",
     "HandAccuracySchema",
     "MatchAnalysisSchema",
+    "DeliveriesQuerySchema",
+    "DeliveryPageSchema",
+    "DeliverySchema",
+    "WebhookCreatedSchema",
+    "WebhookListSchema",
+    "WebhookSchema",
+    "WebhookSpecSchema",
 ]
