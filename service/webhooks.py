@@ -16,8 +16,9 @@ library, with which a receiver verifies it).  An answer 2xx delivers it; anythin
 ``first_retry`` seconds, then twice as long each time (at most an hour between two),
 until ``retry_period`` has passed since the notification was made, the last attempt at
 that moment; then it is ``failed`` (the operator may send it again).  Redirects are not
-followed.  At least once: a process killed while it sends leaves the row claimed only
-for a lease (the timeout and a margin), after which any process sends it again.
+followed.  One endpoint takes at most half of a process's senders (rounded up), so
+that a slow receiver holds back its own deliveries, not every other endpoint's.  At least once: a process killed while it sends leaves the row claimed only
+for a lease (twice the timeout, and 5 seconds), after which any process sends it again.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ log = logging.getLogger(__name__)
 
 #: The longest wait between two attempts.
 MAX_RETRY_SECONDS = 3600.0
-#: What a claim adds to the timeout before another process may take the row again.
-LEASE_MARGIN_SECONDS = 30.0
+#: What a claim adds to twice the timeout before another process may take the row again.
+LEASE_MARGIN_SECONDS = 5.0
 #: The most of a receiver's answer read (it is ignored but for its status).
 ANSWER_BYTES = 4096
 USER_AGENT = "gin-rummy-webhooks"
@@ -124,7 +125,9 @@ class Deliverer:
         self.before_poll = before_poll
         self.send = send
         self._rng = random.Random()
-        self._busy = 0
+        #: The most attempts under way to one endpoint at once, in this process.
+        self.per_endpoint = (self.senders + 1) // 2
+        self._busy: dict = {}  # endpoint id -> attempts under way
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -155,10 +158,30 @@ class Deliverer:
         self.report(outcome, lag)
         return outcome
 
-    def claim(self, limit: int) -> list[rows.Due]:
-        lease = timedelta(seconds=self.timeout + LEASE_MARGIN_SECONDS)
+    def claim(self, limit: int, endpoint_id=None) -> list[rows.Due]:
+        lease = timedelta(seconds=2 * self.timeout + LEASE_MARGIN_SECONDS)
         with self.store.transaction() as conn:
-            return rows.claim(conn, limit, lease)
+            return rows.claim(conn, limit, lease, endpoint_id)
+
+    def claim_fairly(self) -> list[rows.Due]:
+        """What is due, each endpoint's share: the senders free, at most
+        ``per_endpoint`` under way to any one endpoint, the endpoints taken in turn."""
+        with self._lock:
+            free = self.senders - sum(self._busy.values())
+            busy = dict(self._busy)
+        if free <= 0:
+            return []
+        with self.store.connection() as conn:
+            ids = rows.endpoint_ids(conn)
+        if ids:
+            turn = self._rng.randrange(len(ids))
+            ids = ids[turn:] + ids[:turn]
+        claimed: list[rows.Due] = []
+        for endpoint_id in ids:
+            room = min(free - len(claimed), self.per_endpoint - busy.get(endpoint_id, 0))
+            if room > 0:
+                claimed += self.claim(room, endpoint_id)
+        return claimed
 
     def deliver_due(self, limit: int = 100) -> list[str]:
         """One round: claim what is due now (at most ``limit``) and send it in this
@@ -183,9 +206,7 @@ class Deliverer:
             try:
                 if self.before_poll is not None:
                     self.before_poll()
-                with self._lock:
-                    free = self.senders - self._busy
-                claimed = self.claim(free) if free > 0 else []
+                claimed = self.claim_fairly()
             except PoolClosed:
                 return
             except Exception as exc:  # the database is away: try again next time
@@ -193,10 +214,10 @@ class Deliverer:
                 claimed = []
             for due in claimed:
                 with self._lock:
-                    self._busy += 1
+                    self._busy[due.endpoint_id] = self._busy.get(due.endpoint_id, 0) + 1
                 assert self._pool is not None, "start made the senders"
                 self._pool.submit(self._send, due)
-            if not claimed or len(claimed) < free:
+            if not claimed:
                 self._wake.wait(self.poll)
 
     def _send(self, due: rows.Due) -> None:
@@ -208,5 +229,7 @@ class Deliverer:
             log.warning("webhook delivery %s: %s", message_id(due.notification_id), type(exc).__name__)
         finally:
             with self._lock:
-                self._busy -= 1
+                self._busy[due.endpoint_id] -= 1
+                if not self._busy[due.endpoint_id]:
+                    del self._busy[due.endpoint_id]
             self._wake.set()

@@ -163,6 +163,7 @@ CLAIM = """
 WITH due AS (
     SELECT endpoint_id, notification_id FROM webhook_deliveries
     WHERE state = 'pending' AND next_attempt_at <= now()
+      AND (%(endpoint)s::uuid IS NULL OR endpoint_id = %(endpoint)s)
     ORDER BY next_attempt_at
     LIMIT %(limit)s
     FOR UPDATE SKIP LOCKED
@@ -175,10 +176,16 @@ RETURNING d.endpoint_id, d.notification_id, d.kind, d.payload, d.created_at, d.a
 """
 
 
-def claim(conn, limit: int, lease: timedelta) -> list[Due]:
-    """Up to ``limit`` deliveries due, each an attempt counted and kept from every other
-    process for ``lease`` (commit at once: nothing is held while they are sent)."""
-    return [Due(*row) for row in conn.execute(CLAIM, {"limit": limit, "lease": lease}).fetchall()]
+def claim(conn, limit: int, lease: timedelta, endpoint_id: uuid.UUID | None = None) -> list[Due]:
+    """Up to ``limit`` deliveries due (to ``endpoint_id``, or to any endpoint), each an
+    attempt counted and kept from every other process for ``lease`` (commit at once:
+    nothing is held while they are sent)."""
+    params = {"limit": limit, "lease": lease, "endpoint": endpoint_id}
+    return [Due(*row) for row in conn.execute(CLAIM, params).fetchall()]
+
+
+def endpoint_ids(conn) -> list[uuid.UUID]:
+    return [row[0] for row in conn.execute("SELECT id FROM webhook_endpoints ORDER BY id")]
 
 
 FINISH = """

@@ -13,6 +13,7 @@ from standardwebhooks import Webhook
 from service import feed
 from service.api import create_app
 from service.store import webhooks as rows
+from tests.store.test_global_order import settled
 from tests.support.webhooks import SECRET, Receiver
 
 from .conftest import OPERATOR, UNLIMITED, bearer
@@ -44,6 +45,7 @@ def add(client, url, **body):
 
 def deliver(app) -> list[str]:
     """Fold what is stored into the feeds, then send what is due, in this thread."""
+    settled(application(app).store)
     feed.catch_up(application(app).store)
     return application(app).webhooks.deliverer.deliver_due()
 
@@ -220,6 +222,7 @@ def test_an_endpoint_is_sent_what_is_made_after_it_and_a_rebuild_of_the_feeds_se
         _, ann = guest(client, "Ann")
         _, bob = guest(client, "Bob")
         before = invited(client, ann, bob)
+        settled(store)
         feed.catch_up(store)
         endpoint = add(client, receiver.url, kinds=["your_move", "invite_accepted"], secret=SECRET)
         after = invited(client, ann, bob)
@@ -239,6 +242,7 @@ def test_a_claimed_delivery_is_not_claimed_again_until_its_lease_ends(hooks_app)
     _, ann = guest(client, "Ann")
     _, bob = guest(client, "Bob")
     invited(client, ann, bob)
+    settled(store)
     feed.catch_up(store)
     with store.transaction() as conn:
         (first,) = rows.claim(conn, 10, timedelta(seconds=0.5))
@@ -313,3 +317,33 @@ def test_a_webhook_secret_is_never_in_an_event_a_record_or_a_log_line(hooks_app,
             assert raw not in text
         signed = Webhook(SECRET).sign("notification_1", datetime.now(UTC), "{}").split(",")[1]
         assert signed not in caplog.text
+
+
+def test_a_slow_receiver_holds_back_its_own_deliveries_not_another_endpoints(store):
+    """Two senders: one endpoint takes at most one of them, so the quick receiver gets
+    its three while the slow one still holds its first."""
+    app = make_app(store, WEBHOOK_SENDERS="2", WEBHOOK_TIMEOUT_SECONDS="10", WEBHOOK_POLL_SECONDS="0.05")
+    client = app.test_client()
+    deliverer = application(app).webhooks.deliverer
+    stop = None
+    try:
+        with Receiver(delay=4.0) as slow, Receiver() as quick:
+            add(client, slow.url, kinds=["invite_accepted"], secret=SECRET)
+            add(client, quick.url, kinds=["invite_accepted"], secret=SECRET)
+            _, ann = guest(client, "Ann")
+            _, bob = guest(client, "Bob")
+            for _ in range(3):
+                invited(client, ann, bob)
+            settled(store)
+            feed.catch_up(store)
+            stop = deliverer.start()
+            started = time.monotonic()
+            while len(quick.got()) < 3 and time.monotonic() - started < 3.5:
+                time.sleep(0.05)
+            assert len(quick.got()) == 3, "the quick receiver was not held back by the slow one"
+            assert slow.arrived == 1 and slow.got() == []  # its one sender is still waiting for its answer
+    finally:
+        if stop is not None:
+            stop.set()
+        with store.connection() as conn:
+            conn.execute("DELETE FROM webhook_endpoints")

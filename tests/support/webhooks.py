@@ -23,13 +23,16 @@ class Receiver:
         self.status = status
         self.delay = delay
         self.deliveries: list[dict] = []
-        self.refused = 0
+        #: Deliveries that reached the receiver (counted before it waits to answer).
+        self.arrived = 0
         self._lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver._lock:
+                    receiver.arrived += 1
                 if receiver.delay:
                     time.sleep(receiver.delay)
                 try:
