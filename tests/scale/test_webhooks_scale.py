@@ -245,7 +245,7 @@ def test_an_actions_latency_does_not_wait_for_a_receiver_that_takes_5_seconds(de
                 endpoint = call(port, "POST", "/webhooks", {"url": slow.url, "kinds": ["your_move"], "secret": SECRET}, operator).json
             fresh = [make_match(port, players[2 * i], players[2 * i + 1]) for i in range(8)] if round_ else matches
             with ThreadPoolExecutor(4) as pool:
-                list(pool.map(lambda m: act(m, random.Random(m["id"]), timings[kind], 6), fresh))
+                list(pool.map(lambda m, into=timings[kind]: act(m, random.Random(m["id"]), into, 6), fresh))
             if endpoint is not None:
                 assert call(port, "DELETE", f"/webhooks/{endpoint['id']}", headers=operator).status == 204
         assert slow.arrived, "the slow receiver was sent deliveries while the actions were timed"
