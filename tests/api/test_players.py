@@ -15,7 +15,10 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from jwt.algorithms import ECAlgorithm, OKPAlgorithm, RSAAlgorithm
 
 from service.api import create_app
+from tests.store.test_global_order import settled
 from tests.support.matches import greedy_action_on_view
+from tests.support.webhooks import SECRET as WEBHOOK_SECRET
+from tests.support.webhooks import Receiver
 
 from .conftest import OPERATOR, UNLIMITED, bearer, plays
 
@@ -369,7 +372,18 @@ def test_an_issuer_without_an_audience_or_keys_is_a_configuration_error(store):
 
 
 def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issued_it(store, issuer, jwks_file, caplog):
+    with Receiver() as receiver:
+        try:
+            _walk(store, issuer, jwks_file, caplog, receiver)
+        finally:
+            with store.connection() as conn:
+                conn.execute("DELETE FROM webhook_endpoints")
+
+
+def _walk(store, issuer, jwks_file, caplog, receiver):
     import logging
+
+    from service import feed as feeds
 
     from .test_full_matches import cards_in
     from .test_hygiene import Recorder, log_lines
@@ -379,6 +393,8 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
     recorder = Recorder()
     recorder.install(app)
     client = app.test_client()
+    # The webhooks of every kind go to a receiver: what they send is walked too.
+    hook = client.post("/webhooks", json={"url": receiver.url, "secret": WEBHOOK_SECRET}, headers=bearer(OPERATOR)).json
     ann = guest(client, "Ann")
     dana_jwt = issuer.token(sub=f"leak-{time.time_ns()}", name="Dana")
     a, d = bearer(ann["token"]), bearer(dana_jwt)
@@ -411,6 +427,13 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
         client.get("/leaderboard")
     client.patch("/players/me", json={"name": "Annie"}, headers=a)
     client.get(f"/matches/{mid}/export", headers=a)
+    settled(store)
+    feeds.catch_up(store)
+    app.extensions["gin_rummy"].webhooks.deliverer.deliver_due(1000)
+    sent = [each["payload"] for each in receiver.got() if each["payload"]["data"]["match"] == mid]
+    assert {p["type"] for p in sent} >= {"invite_accepted", "your_move", "match_ended"} and not cards_in(sent)
+    logged = client.get(f"/webhooks/{hook['id']}/deliveries?limit=500", headers=bearer(OPERATOR)).json
+    assert logged["items"] and not cards_in(logged)
     secrets_ = [ann["token"], ann["token"].split(".")[-1], dana_jwt, dana_jwt.split(".")[-1]]
     issued = 0
     for method, path, _auth, _status, body in recorder.responses:
@@ -418,9 +441,14 @@ def test_no_answer_or_log_line_holds_a_player_token_or_jwt_but_the_one_that_issu
             issued += 1
             assert ann["token"] in body
             continue
-        for secret in secrets_:
+        if (method, path) == ("POST", "/webhooks"):
+            assert WEBHOOK_SECRET in body  # shown once, to the operator who made it
+            continue
+        for secret in [*secrets_, WEBHOOK_SECRET, WEBHOOK_SECRET.removeprefix("whsec_")]:
             assert secret not in body, (method, path)
     assert issued == 1 and len(recorder.responses) > 60
+    assert not any(secret in str(p) for p in sent for secret in secrets_)
+    secrets_ += [WEBHOOK_SECRET.removeprefix("whsec_")]
     lines = log_lines(caplog)
     assert lines and not any(secret in line for line in lines for secret in secrets_)
     with store.connection() as conn:
