@@ -40,6 +40,11 @@ The rebuild deletes every row but the reminders and folds the events again, whic
 number the same events the same, so it gives identical rows (and the reminders keep
 theirs).  After each catch-up a process announces each new row (``NOTIFY``, the
 player's id and the row's id) so that the player's live streams wake.
+
+Webhooks.  In the transaction that stores them, the notifications are owed to the
+operator's webhook endpoints (``service.store.webhooks.enqueue``: the outbox), so that a
+notification stored is a delivery owed exactly once, whatever process folds it and
+however often (service/webhooks.py sends them).
 """
 
 from __future__ import annotations

@@ -77,15 +77,14 @@ def get_webhook(endpoint_id: str):
 @operation(
     summary="Remove a webhook endpoint",
     tags=["webhooks"],
-    responses={204: "Removed, with its delivery log", 404: s.ProblemSchema, 409: s.ProblemSchema, **PROBLEMS},
+    responses={200: s.WebhookSchema, 404: s.ProblemSchema, 409: s.ProblemSchema, **PROBLEMS},
     description=(
-        "Nothing more is sent to it, and its delivery log goes. An endpoint of the settings is 409 "
+        "Nothing more is sent to it, and its delivery log goes; the answer is the endpoint as it was. An endpoint of the settings is 409 "
         "`webhook_from_settings`: change GIN_RUMMY_WEBHOOKS instead." + OPERATOR
     ),
 )
 def delete_webhook(endpoint_id: str):
-    app().webhooks.remove(bearer_token(), _endpoint_id(endpoint_id))
-    return "", 204
+    return s.shared(s.WebhookSchema).dump(app().webhooks.remove(bearer_token(), _endpoint_id(endpoint_id))), 200, NO_STORE
 
 
 @bp.get("/webhooks/<endpoint_id>/deliveries")

@@ -178,8 +178,8 @@ class Webhooks:
         counts = {"pending": 0, "delivered": 0, "failed": 0, "oldest_pending": None}
         return {**endpoint_json(made.value, counts), "secret": secret}
 
-    def remove(self, token: str, endpoint_id: uuid.UUID) -> None:
-        """Delete an endpoint the operator API added, and its deliveries."""
+    def remove(self, token: str, endpoint_id: uuid.UUID) -> dict:
+        """Delete an endpoint the operator API added, and its deliveries; it as it was."""
         with UnitOfWork(self.store) as uow:
             self._operator(uow, token)
             endpoint = self._endpoint(uow, endpoint_id)
@@ -187,8 +187,10 @@ class Webhooks:
                 raise Conflict(
                     "this endpoint is named by GIN_RUMMY_WEBHOOKS: remove it there", code="webhook_from_settings"
                 )
+            last = endpoint_json(endpoint, rows.counts(uow.conn, endpoint_id))
             uow.write(lambda conn: rows.remove(conn, endpoint_id), alone=True)
             uow.commit()
+        return last
 
     def deliveries(self, token: str, endpoint_id: uuid.UUID, state: str | None, before: int | None, limit: int) -> Page:
         """The endpoint's delivery log, newest first; the cursor is the last one's notification."""

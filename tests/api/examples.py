@@ -32,9 +32,12 @@ import uuid
 from pathlib import Path
 from unittest import mock
 
+from service import feed
 from service.api import create_app
 from service.api.openapi import spec_dict
+from tests.store.test_global_order import settled
 from tests.support.matches import greedy_action_on_view
+from tests.support.webhooks import Receiver
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "service" / "api" / "examples.json"
 OPERATOR = "operator-token-for-the-examples"
@@ -127,6 +130,12 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", "/openapi.json", keep=abbreviated_document)
     call("GET", "/match-record.schema.json", keep=abbreviated_schema)
 
+    # The operator's webhook endpoint, sent the notifications of everything below.
+    receiver = Receiver().__enter__()
+    hook = call("POST", "/webhooks", token=OPERATOR, json_body={
+        "url": receiver.url, "kinds": ["your_move", "match_ended"], "description": "our push service",
+    }).get_json()
+
     # A player, against the computer: one hand played to its end.
     call("POST", "/players", json_body={"name": ""})  # 422
     ann = call("POST", "/players", json_body={"name": "Ann"}).get_json()
@@ -213,6 +222,32 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("DELETE", f"/matchmaking/tickets/{waiting['id']}", token=dee["token"])  # 409 ticket_paired
     alone = call("POST", "/matchmaking/tickets", token=eli["token"], json_body={"kind": "correspondence"}).get_json()
     call("DELETE", f"/matchmaking/tickets/{alone['id']}", token=eli["token"])  # 200 cancelled
+
+    # Webhooks: what the endpoint was sent, its log, a delivery sent again.
+    try:
+        webhooks(api, hook, dee["token"])
+    finally:
+        receiver.__exit__(None, None, None)
+
+
+def webhooks(api: Recorder, hook: dict, player_token: str) -> None:
+    call = api.call
+    call("POST", "/webhooks", token=OPERATOR, json_body={"url": "ftp://example.com", "kinds": ["your_turn"]})  # 422
+    call("GET", "/webhooks", token=player_token)  # 403
+    application = api.app.extensions["gin_rummy"]
+    settled(application.store)
+    feed.catch_up(application.store)
+    application.webhooks.deliverer.deliver_due(1000)
+    call("GET", "/webhooks", token=OPERATOR)
+    call("GET", f"/webhooks/{hook['id']}", token=OPERATOR)
+    log = call("GET", f"/webhooks/{hook['id']}/deliveries?limit=2", token=OPERATOR).get_json()
+    call("GET", f"/webhooks/{hook['id']}/deliveries?state=sent", token=OPERATOR)  # 422
+    call("POST", f"/webhooks/{hook['id']}/deliveries/{log['items'][0]['notification']}/retry", token=OPERATOR)
+    call("POST", f"/webhooks/{hook['id']}/deliveries/1/retry", token=OPERATOR)  # 404
+    call("DELETE", f"/webhooks/{hook['id']}", token=OPERATOR)
+    call("GET", f"/webhooks/{hook['id']}", token=OPERATOR)  # 404
+    extra = call("POST", "/webhooks", token=OPERATOR, json_body={"url": "https://push.example.com/hooks"}).get_json()
+    call("DELETE", f"/webhooks/{extra['id']}", token=OPERATOR)
 
 
 def service_metrics(text: str) -> str:

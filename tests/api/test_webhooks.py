@@ -74,7 +74,7 @@ def test_only_the_operator_manages_webhooks_and_a_secret_is_shown_once(hooks_app
     every = add(client, "http://127.0.0.1:9/all", secret=SECRET)
     assert every["secret"] == SECRET and every["kinds"] == list(feed.KINDS)
 
-    assert client.delete(f"/webhooks/{made['id']}", headers=bearer(OPERATOR)).status_code == 204
+    assert client.delete(f"/webhooks/{made['id']}", headers=bearer(OPERATOR)).status_code == 200
     r = client.get(f"/webhooks/{made['id']}", headers=bearer(OPERATOR))
     assert r.status_code == 404 and r.json["code"] == "webhook_not_found"
     assert client.get("/webhooks/not-an-id", headers=bearer(OPERATOR)).json["code"] == "webhook_not_found"
@@ -347,3 +347,30 @@ def test_a_slow_receiver_holds_back_its_own_deliveries_not_another_endpoints(sto
             stop.set()
         with store.connection() as conn:
             conn.execute("DELETE FROM webhook_endpoints")
+
+
+def test_the_metrics_count_each_attempt_by_outcome_and_the_lag_of_each_delivery(hooks_app):
+    client = hooks_app.test_client()
+
+    def counted() -> dict[str, float]:
+        text = client.get("/metrics").get_data(as_text=True)
+        found = {}
+        for line in text.splitlines():
+            if line.startswith("gin_rummy_webhook_attempts_total{"):
+                found[line.split('"')[1]] = float(line.split()[-1])
+            elif line.startswith("gin_rummy_webhook_lag_seconds_count"):
+                found["lag_count"] = float(line.split()[-1])
+        return found
+
+    before = counted()
+    answers = [500]
+    with Receiver(status=lambda: answers.pop(0) if answers else 200) as receiver:
+        add(client, receiver.url, kinds=["invite_accepted"], secret=SECRET)
+        _, ann = guest(client, "Ann")
+        _, bob = guest(client, "Bob")
+        invited(client, ann, bob)
+        assert deliver(hooks_app) == ["retried"]
+        assert deliver(hooks_app) == ["delivered"]
+    after = counted()
+    for name, more in (("retried", 1), ("delivered", 1), ("lag_count", 1)):
+        assert after.get(name, 0) - before.get(name, 0) == more, (name, before, after)

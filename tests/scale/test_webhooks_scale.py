@@ -247,7 +247,7 @@ def test_an_actions_latency_does_not_wait_for_a_receiver_that_takes_5_seconds(de
             with ThreadPoolExecutor(4) as pool:
                 list(pool.map(lambda m, into=timings[kind]: act(m, random.Random(m["id"]), into, 6), fresh))
             if endpoint is not None:
-                assert call(port, "DELETE", f"/webhooks/{endpoint['id']}", headers=operator).status == 204
+                assert call(port, "DELETE", f"/webhooks/{endpoint['id']}", headers=operator).status == 200
         assert slow.arrived, "the slow receiver was sent deliveries while the actions were timed"
     quick, held = p99(timings["without"]), p99(timings["with a 5 s receiver"])
     note(
