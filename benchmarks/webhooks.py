@@ -11,13 +11,20 @@ address).  A webhook receiver runs on loopback in this process: it verifies ever
 delivery's Standard Webhooks signature with the ``standardwebhooks`` library and notes
 when each arrived.
 
-Three rounds of ``--seconds`` each (default 20), one after the other on the same server:
+Three rounds of ``--seconds`` each (default 20) on the same server, after a few seconds
+of untimed warm-up:
 
-- (a) no webhook endpoint: the baseline;
+- (a) no webhook endpoint: the baseline, measured in two halves, the first before the
+  other rounds and the second after them, so that a drift of the machine over the run
+  hits it as it hits them;
 - (b) an endpoint taking ``your_move``, added with ``POST /webhooks``, whose receiver
   answers at once;
-- (c) that endpoint removed, and another added whose receiver takes 5 seconds to
-  answer each delivery (under the 10 s the service gives a receiver by default).
+- (c) that endpoint removed (``DELETE /webhooks/{id}``), and another added whose
+  receiver takes 5 seconds to answer each delivery (under the 10 s the service gives a
+  receiver by default).
+
+After each round the next waits (up to 30 s) until the service has folded every event
+into the players' notifications, so that no round inherits the last one's backlog.
 
 In each round ``--clients`` clients (default 16, in 2 processes of their own) play
 matches between two people on different devices: each client makes two guests
@@ -36,10 +43,14 @@ ratio to (a), measured in the same run.  For (b) and (c), the deliveries:
 - lag: from the moment the client got its 200 for the action (or the join) that made
   the notification to the moment the receiver got the delivery, p50/p95/p99; and from
   the notification's ``created_at`` (the moment its event was stored), the same;
-- how long each waited in the service's outbox before a sender took it, and how long the
-  sending took (from the delivery log);
+- from the delivery log: how long from the notification's ``created_at`` until a sender
+  took it (its event folded into the notifications, then the wait in the outbox), and
+  how long the sending took;
 - deliveries per second while the players played, beside the ``your_move``
-  notifications made per second;
+  notifications made per second, and how many came after they stopped, how fast;
+- for every round, how far the players' notifications were behind the events while
+  they played (sampled every 0.5 s: the age of the oldest event not yet folded into
+  them): a notification is owed to the endpoints only once it is folded;
 - duplicates (a ``webhook-id`` received more than once), missing (a ``your_move``
   made while the endpoint was there, in the service's ``notifications`` table, with no
   delivery answered 2xx by the end, after waiting up to 30 s (b) or 5 s (c) for the
@@ -48,7 +59,8 @@ ratio to (a), measured in the same run.  For (b) and (c), the deliveries:
 
 The scratch database is made (and dropped) on the server of ``--database-url`` /
 ``DATABASE_URL``, else on postgresql://postgres@127.0.0.1:5432/test when it answers, else
-on an embedded server in a temporary directory.  A default run takes about two minutes.
+on an embedded server in a temporary directory.  A default run takes about a minute and a half
+(``--seconds 5`` for a quick look).
 """
 
 from __future__ import annotations
@@ -81,6 +93,9 @@ CLIENT_PROCESSES = 2
 MATCHES_PER_CLIENT = 2
 SLOW_SECONDS = 5.0
 DRAIN_SECONDS = {"b": 30.0, "c": 5.0}
+SETTLE_SECONDS = 30.0
+WARM_UP_SECONDS = 3.0
+SAMPLE_EVERY = 0.5
 OPERATOR = "operator-" + uuid.uuid4().hex
 SERVICE_ENV = {
     "GIN_RUMMY_OPERATOR_TOKEN": OPERATOR,
@@ -288,7 +303,7 @@ def add_endpoint(port: int, receiver: Receiver, description: str) -> dict:
 
 def remove_endpoint(port: int, endpoint: dict) -> None:
     status, answer = operator(port, "DELETE", f"/webhooks/{endpoint['id']}")
-    if status != 204:
+    if status not in (200, 204):
         raise RuntimeError(f"DELETE /webhooks/{endpoint['id']} answered {status}: {answer}")
 
 
@@ -320,6 +335,50 @@ def drain(port: int, db, endpoint: dict, limit: float) -> float:
     return time.monotonic() - started
 
 
+def settle(db, limit: float) -> float:
+    """Wait (at most ``limit`` seconds) until every event is folded into the feeds."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit and not db.execute(FOLDED).fetchone()[0]:
+        time.sleep(0.25)
+    return time.monotonic() - started
+
+
+BEHIND = """
+SELECT count(*), coalesce(extract(epoch FROM clock_timestamp() - min(e.recorded_at)), 0) FROM events e
+WHERE (e.tx, e.position) > (
+    SELECT last.tx, last.position FROM projection_cursors c JOIN events last ON last.position = c.position
+    WHERE c.name = 'notifications'
+)
+"""
+
+
+class Behind:
+    """Samples, every SAMPLE_EVERY seconds while the block runs, how far the players'
+    notifications are behind the events: (events not yet folded, the oldest one's age)."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.samples: list[tuple[int, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            while not self._stop.wait(SAMPLE_EVERY):
+                count, age = conn.execute(BEHIND).fetchone()
+                self.samples.append((count, float(age)))
+
+    def __enter__(self) -> Behind:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def owed_your_moves(db, since: datetime) -> dict[str, float]:
     """The ``your_move`` notifications made since ``since``: webhook-id -> created_at."""
     rows = db.execute("SELECT id, created_at FROM notifications WHERE kind = 'your_move' AND created_at >= %s", (since,)).fetchall()
@@ -343,18 +402,28 @@ class Round:
     ended: float
     receiver: Receiver | None = None
     endpoint: dict | None = None
+    behind: list = field(default_factory=list)  # (events not folded, the oldest one's age in s), sampled
     deliveries: dict | None = None
 
     @property
     def actions(self) -> list[float]:
         return sorted(self.part.tally.by_request.get("POST action", []))
 
+    def add(self, other: Round) -> None:
+        """Another half of the same round (the baseline's)."""
+        seconds = self.part.tally.seconds + other.part.tally.seconds
+        self.part.tally.add(other.part.tally)
+        self.part.tally.seconds = seconds
+        self.part.causes.extend(other.part.causes)
+        self.behind.extend(other.behind)
 
-def spread(values: list[float]) -> str:
+
+def spread(values: list[float], unit: str = "ms") -> str:
     if not values:
         return "none"
     values = sorted(values)
-    return f"p50 {percentile(values, 0.50):,.0f} ms, p95 {percentile(values, 0.95):,.0f} ms, p99 {percentile(values, 0.99):,.0f} ms"
+    digits = 0 if unit == "ms" else 1
+    return ", ".join(f"{name} {percentile(values, q):,.{digits}f} {unit}" for name, q in (("p50", 0.50), ("p95", 0.95), ("p99", 0.99)))
 
 
 def deliveries(round_: Round, db, port: int) -> dict:
@@ -382,6 +451,7 @@ def deliveries(round_: Round, db, port: int) -> dict:
         data = each["payload"]["data"]
         created = datetime.fromisoformat(data["created_at"]).timestamp()
         from_created.append((arrived[wid] - created) * 1000)
+        # The request that stored its event: the one of its match sent last before it.
         spans = causes.get(data["match"], [])
         i = bisect.bisect_right(starts.get(data["match"], []), created) - 1
         if i >= 0 and spans[i][1] >= created:
@@ -392,12 +462,14 @@ def deliveries(round_: Round, db, port: int) -> dict:
     during = sum(1 for at in arrived.values() if round_.started <= at <= round_.ended)
     made = sum(1 for created in owed.values() if round_.started <= created <= round_.ended)
     times = db.execute(OUTBOX_TIMES, (uuid.UUID(endpoint["id"]),)).fetchall()
+    last = max(arrived.values()) if arrived else None
     return {
         "owed": len(owed),
         "made_per_s": made / window,
         "delivered": len(accepted),
         "per_s": during / window,
-        "last_after": max(arrived.values()) - round_.ended if arrived else None,
+        "after": sum(1 for at in arrived.values() if at > round_.ended),
+        "last_after": last - round_.ended if last is not None else None,
         "from_answer": from_answer,
         "from_created": from_created,
         "unattributed": unattributed,
@@ -414,34 +486,46 @@ def deliveries(round_: Round, db, port: int) -> dict:
 def print_actions(rounds: dict[str, Round]) -> None:
     base = rounds["a"].actions
     b50, b99 = percentile(base, 0.50), percentile(base, 0.99)
-    print(f"\naction latency (POST /matches/{{id}}/actions, {rounds['a'].part.tally.seconds:.0f} s per round)")
-    print(f"  {'round':<34}{'actions':>9}{'actions/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'p50 / (a)':>11}{'p99 / (a)':>11}  errors")
+    print("\naction latency (POST /matches/{id}/actions)")
+    print(f"  {'round':<34}{'seconds':>8}{'actions':>9}{'actions/s':>11}{'p50 ms':>9}{'p99 ms':>9}{'p50 / (a)':>11}{'p99 / (a)':>11}  errors")
     for name, r in rounds.items():
         values = r.actions
         p50, p99 = percentile(values, 0.50), percentile(values, 0.99)
         ratios = ("-", "-") if name == "a" else (f"{p50 / b50:.2f}x", f"{p99 / b99:.2f}x")
         errors = sum(r.part.tally.errors.values())
         shown = f"{errors}" + (f" {dict(r.part.tally.errors)}" if errors else "")
-        per_s = len(values) / (r.part.tally.seconds or 1.0)
-        print(f"  {TITLES[name]:<34}{len(values):>9,}{per_s:>11,.0f}{p50:>9.1f}{p99:>9.1f}{ratios[0]:>11}{ratios[1]:>11}  {shown}")
+        seconds = r.part.tally.seconds or 1.0
+        print(
+            f"  {TITLES[name]:<34}{seconds:>8.0f}{len(values):>9,}{len(values) / seconds:>11,.0f}{p50:>9.1f}{p99:>9.1f}"
+            f"{ratios[0]:>11}{ratios[1]:>11}  {shown}"
+        )
+    print("\nthe players' notifications behind the events while they played (sampled every 0.5 s)")
+    for name, r in rounds.items():
+        ages = [age for _, age in r.behind]
+        most = max((count for count, _ in r.behind), default=0)
+        print(f"  {TITLES[name]:<34}the oldest event not yet folded: {spread(ages, 's')}; at most {most:,} events waiting")
 
 
 def print_deliveries(name: str, d: dict, drained: float) -> None:
-    print(f"\n{TITLES[name]}: webhook deliveries (your_move)")
-    print(f"  your_move notifications owed:   {d['owed']:,} ({d['made_per_s']:,.1f} made per second while the players played)")
-    last = f"; the last {d['last_after']:.1f} s after the players stopped" if d["last_after"] is not None else ""
-    print(f"  delivered:                      {d['delivered']:,} ({d['per_s']:,.1f} per second while the players played{last})")
-    print(f"  lag, the action's 200 to the receiver:      {spread(d['from_answer'])}"
-          + (f" ({d['unattributed']} not matched to an action)" if d["unattributed"] else ""))
-    print(f"  lag, the notification's created_at to it:   {spread(d['from_created'])}")
-    print(f"  in the outbox, created_at to a sender:      {spread(d['waits'])}")
-    print(f"  sending, a sender's claim to the answer:    {spread(d['sends'])}")
+    def line(label: str, value: str) -> None:
+        print(f"  {label + ':':<46}{value}")
+
     box = d["outbox"]
-    print(f"  duplicates (a webhook-id twice):  {d['duplicates']}")
-    print(f"  missing after a {drained:.1f} s drain:     {d['missing']:,}"
-          f" (the outbox: {box['pending']:,} pending, {box['delivered']:,} delivered, {box['failed']:,} failed)"
-          + (f"; {d['unexpected']} delivered that were not owed" if d["unexpected"] else ""))
-    print(f"  signature failures:             {d['signature_failures']}")
+    print(f"\n{TITLES[name]}: webhook deliveries (your_move)")
+    line("your_move notifications owed", f"{d['owed']:,} ({d['made_per_s']:,.1f} made per second while the players played)")
+    line("delivered", f"{d['delivered']:,} ({d['per_s']:,.1f} per second while the players played)")
+    if d["after"] and d["last_after"] and d["last_after"] >= 1.0:
+        line("after the players stopped", f"{d['after']:,} in {d['last_after']:.1f} s ({d['after'] / d['last_after']:,.1f} per second)")
+    unmatched = f" ({d['unattributed']} not matched to an action)" if d["unattributed"] else ""
+    line("lag, the action's 200 to the receiver", spread(d["from_answer"]) + unmatched)
+    line("lag, the notification's created_at to it", spread(d["from_created"]))
+    line("created_at to a sender taking it", spread(d["waits"]))
+    line("sending, the sender taking it to the answer", spread(d["sends"]))
+    line("duplicates (a webhook-id twice)", f"{d['duplicates']}")
+    unexpected = f"; {d['unexpected']} delivered that were not owed" if d["unexpected"] else ""
+    line(f"missing after a {drained:.1f} s drain", f"{d['missing']:,} (the outbox: {box['pending']:,} pending, "
+         f"{box['delivered']:,} delivered, {box['failed']:,} failed){unexpected}")
+    line("signature failures", f"{d['signature_failures']}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -466,30 +550,40 @@ def main(argv: list[str] | None = None) -> int:
             f"gunicorn gevent, {WORKERS} workers; {args.clients} clients in {min(CLIENT_PROCESSES, args.clients)} processes, "
             f"{MATCHES_PER_CLIENT} matches each (two guests per match); {args.seconds:g} s per round; "
             f"webhook poll {settings['GIN_RUMMY_WEBHOOK_POLL_SECONDS'] or '1'} s, "
-            f"senders {settings['GIN_RUMMY_WEBHOOK_SENDERS'] or '4'} per process; cores: {os.cpu_count()}",
+            f"senders {settings['GIN_RUMMY_WEBHOOK_SENDERS'] or '4'} per process; cores: {os.cpu_count()}, "
+            f"load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
+        run_load(port, args.clients, min(WARM_UP_SECONDS, args.seconds))  # untimed
+        settle(db, SETTLE_SECONDS)
 
         rounds: dict[str, Round] = {}
         drained: dict[str, float] = {}
         endpoint = None
-        for name, receiver in (("a", None), ("b", fast), ("c", slow)):
+        plan = (("a", None, args.seconds / 2), ("b", fast, args.seconds), ("c", slow, args.seconds), ("a", None, args.seconds / 2))
+        for name, receiver, seconds in plan:
             if endpoint is not None:
-                remove_endpoint(port, endpoint)
+                remove_endpoint(port, endpoint)  # the slow one's backlog goes with it
                 endpoint = None
             if receiver is not None:
                 endpoint = add_endpoint(port, receiver, TITLES[name])
-            part, started, ended = run_load(port, args.clients, args.seconds)
-            rounds[name] = r = Round(name, part, started, ended, receiver, endpoint)
-            print(f"  {TITLES[name]}: {len(r.actions):,} actions", flush=True)
+            with Behind(url) as behind:
+                part, started, ended = run_load(port, args.clients, seconds)
+            r = Round(name, part, started, ended, receiver, endpoint, behind.samples)
+            print(f"  {TITLES[name]}: {len(r.actions):,} actions in {part.tally.seconds:.0f} s", flush=True)
             if endpoint is not None:
                 drained[name] = drain(port, db, endpoint, DRAIN_SECONDS[name])
                 r.deliveries = deliveries(r, db, port)
+            settle(db, SETTLE_SECONDS)
+            if name in rounds:
+                rounds[name].add(r)
+            else:
+                rounds[name] = r
         print_actions(rounds)
         for name in ("b", "c"):
-            deliveries_of = rounds[name].deliveries
-            assert deliveries_of is not None
-            print_deliveries(name, deliveries_of, drained[name])
+            found = rounds[name].deliveries
+            assert found is not None
+            print_deliveries(name, found, drained[name])
         failures = sum(rounds[n].deliveries["signature_failures"] for n in ("b", "c"))
         duplicates = sum(rounds[n].deliveries["duplicates"] for n in ("b", "c"))
         missing = rounds["b"].deliveries["missing"]
@@ -497,8 +591,6 @@ def main(argv: list[str] | None = None) -> int:
             f"\nsignature failures: {failures} (must be 0); duplicates: {duplicates}; "
             f"missing with the receiver answering at once: {missing}"
         )
-        if endpoint is not None:
-            remove_endpoint(port, endpoint)  # its backlog goes with it
     return 0 if failures == 0 else 1
 
 
