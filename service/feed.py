@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -61,6 +62,7 @@ from psycopg.types.json import Jsonb
 
 from service.engine.game import deadline, evolve
 from service.engine.state import DEFENSE, DISCARD, DRAW, UPCARD_OFFER, State
+from service.lru import LRU
 from service.store import EventStore, projections
 from service.store.events import COLUMNS, stored_events
 from service.store.notifications import payload
@@ -91,10 +93,11 @@ ORDER BY e.tx, e.position
 LIMIT %(limit)s
 """
 
-INSERT = (
+INSERT_MANY = (
     "INSERT INTO notifications (id, player_id, kind, match_id, data, source, key, created_at)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING RETURNING id"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING"
 )
+INSERT = INSERT_MANY + " RETURNING id"
 
 
 @dataclass(frozen=True)
@@ -125,10 +128,28 @@ def _iso(when: datetime | None) -> str | None:
     return when.isoformat(timespec="milliseconds") if when is not None else None
 
 
-def _bound(conn, match_id: UUID) -> dict[int, UUID]:
-    """The players bound to the match's seats (``match_players``: an imported record's
-    seats name players, but bind none)."""
-    return dict(conn.execute("SELECT seat, player_id FROM match_players WHERE match_id = %s", (match_id,)).fetchall())
+def _bindings(conn, match_ids: list[UUID]) -> dict[UUID, dict[int, UUID]]:
+    """The players bound to the seats of each match (``match_players``: an imported
+    record's seats name players, but bind none), in one query.  They are written with
+    the events that bind them, so a batch's events find them all."""
+    bound: dict[UUID, dict[int, UUID]] = {match_id: {} for match_id in match_ids}
+    rows = conn.execute("SELECT match_id, seat, player_id FROM match_players WHERE match_id = ANY(%s)", (match_ids,)).fetchall()
+    for match_id, seat, player in rows:
+        bound[match_id][seat] = player
+    return bound
+
+
+#: Per store: the state of each match after the last event this process folded
+#: (``(seq, state)``), so that the next batch starts from it without loading it.
+_FOLDED: weakref.WeakKeyDictionary[EventStore, LRU[UUID, tuple[int, State]]] = weakref.WeakKeyDictionary()
+FOLDED_STATES = 4096
+
+
+def _folded(store: EventStore) -> LRU[UUID, tuple[int, State]]:
+    cache = _FOLDED.get(store)
+    if cache is None:
+        cache = _FOLDED.setdefault(store, LRU(FOLDED_STATES))
+    return cache
 
 
 def _name(state: State, seat: int) -> str | None:
@@ -194,23 +215,30 @@ def _set_bucket(conn, k: int) -> None:
     )
 
 
-def _save_turn(conn, match_id: UUID, state: State, source: int, bound: dict[int, UUID]) -> None:
+SAVE_TURN = (
+    "INSERT INTO match_turns (match_id, seat, player_id, deadline, turn_seconds, source) VALUES (%s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (match_id) DO UPDATE SET seat = excluded.seat, player_id = excluded.player_id,"
+    " deadline = excluded.deadline, turn_seconds = excluded.turn_seconds, source = excluded.source"
+)
+
+
+def _turn_row(match_id: UUID, state: State, source: int, bound: dict[int, UUID]) -> tuple:
     seat = state.turn if _turn_key(state) != (None,) else None
     player = bound.get(seat) if seat is not None else None
     turn_seconds = state.rules.turn_seconds if state.rules is not None else None
-    conn.execute(
-        "INSERT INTO match_turns (match_id, seat, player_id, deadline, turn_seconds, source) VALUES (%s, %s, %s, %s, %s, %s)"
-        " ON CONFLICT (match_id) DO UPDATE SET seat = excluded.seat, player_id = excluded.player_id,"
-        " deadline = excluded.deadline, turn_seconds = excluded.turn_seconds, source = excluded.source",
-        (match_id, seat, player, deadline(state) if seat is not None else None, turn_seconds, source),
-    )
+    return (match_id, seat, player, deadline(state) if seat is not None else None, turn_seconds, source)
 
 
 def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
-    """Fold a batch of events; the new rows' (player, id) go to ``stored``."""
+    """Fold a batch of events; the new rows' (player, id) go to ``stored``.  A few
+    statements a batch, whatever its size: the bindings read at once, the rows written
+    at once (pipelined), each match's state from where this process last left it."""
     states: dict[UUID, State] = {}
-    bindings: dict[UUID, dict[int, UUID]] = {}
+    last_seq: dict[UUID, int] = {}
+    bindings = _bindings(conn, list(dict.fromkeys(row[0] for row in rows)))
+    folded = _folded(store)
     turns: dict[UUID, tuple[State, int]] = {}
+    inserts: list[tuple] = []
     k = _bucket(conn)
     made = 0
     broken: set[UUID] = set()
@@ -221,10 +249,15 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
         try:
             before = states.get(event.match_id)
             if before is None:
-                before = State() if event.seq == 1 else store.state_at(event.match_id, event.seq - 1, conn=conn)
+                known = folded.get(event.match_id)
+                if event.seq == 1:
+                    before = State()
+                elif known is not None and known[0] == event.seq - 1:
+                    before = known[1]
+                else:
+                    before = store.state_at(event.match_id, event.seq - 1, conn=conn)
             after = states[event.match_id] = evolve(before, {"type": event.type, "data": event.data})
-            if event.match_id not in bindings or event.type in ("match_started", "seat_joined"):
-                bindings[event.match_id] = _bound(conn, event.match_id)
+            last_seq[event.match_id] = event.seq
             notices = _notices(conn, event, before, after, bindings[event.match_id])
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
             # A match whose events the engine cannot fold notifies nobody; it must not
@@ -240,14 +273,20 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
             player = bindings[event.match_id][seat]
             nid = (k << BUCKET_BITS) + i
             key = f"{kind}:{event.position}:{player}"
-            conn.execute(INSERT, (nid, player, kind, event.match_id, Jsonb(data), event.position, key, event.recorded_at))
+            inserts.append((nid, player, kind, event.match_id, Jsonb(data), event.position, key, event.recorded_at))
             owed.append(Notification(nid, kind, event.match_id, data, event.recorded_at).owed(player))
             stored.append((player, nid))
             made += 1
         if _turn_key(after) != _turn_key(before) or event.seq == 1:
             turns[event.match_id] = (after, event.position)
-    for match_id, (state, source) in turns.items():
-        _save_turn(conn, match_id, state, source, bindings[match_id])
+    with conn.cursor() as cursor:
+        if inserts:
+            cursor.executemany(INSERT_MANY, inserts)
+        if turns:
+            cursor.executemany(SAVE_TURN, [_turn_row(match_id, state, source, bindings[match_id]) for match_id, (state, source) in turns.items()])
+    for match_id, seq in last_seq.items():
+        if match_id not in broken:
+            folded.put(match_id, (seq, states[match_id]))
     _set_bucket(conn, k)
     enqueue(conn, owed)  # the webhooks' outbox, in the same transaction: owed once each
     return made

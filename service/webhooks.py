@@ -132,6 +132,8 @@ class Deliverer:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._pool: ThreadPoolExecutor | None = None
+        self._polled = 0.0  # when before_poll last ran (monotonic)
+        self._endpoints: tuple[float, list] = (0.0, [])  # (when read, the endpoint ids)
 
     # --- one attempt ----------------------------------------------------------------------
 
@@ -171,8 +173,7 @@ class Deliverer:
             busy = dict(self._busy)
         if free <= 0:
             return []
-        with self.store.connection() as conn:
-            ids = rows.endpoint_ids(conn)
+        ids = self._endpoint_ids()
         if ids:
             turn = self._rng.randrange(len(ids))
             ids = ids[turn:] + ids[:turn]
@@ -187,6 +188,15 @@ class Deliverer:
         """One round: claim what is due now (at most ``limit``) and send it in this
         thread, one after the other (tests, commands); the outcomes."""
         return [self.attempt(due) for due in self.claim(limit)]
+
+    def _endpoint_ids(self) -> list:
+        """The endpoints' ids, read again at most once a poll interval."""
+        read_at, ids = self._endpoints
+        if time.monotonic() - read_at >= self.poll:
+            with self.store.connection() as conn:
+                ids = rows.endpoint_ids(conn)
+            self._endpoints = (time.monotonic(), ids)
+        return ids
 
     # --- the thread -----------------------------------------------------------------------
 
@@ -204,7 +214,8 @@ class Deliverer:
         while not self._stop.is_set():
             self._wake.clear()
             try:
-                if self.before_poll is not None:
+                if self.before_poll is not None and time.monotonic() - self._polled >= self.poll:
+                    self._polled = time.monotonic()
                     self.before_poll()
                 claimed = self.claim_fairly()
             except PoolClosed:
