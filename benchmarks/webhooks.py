@@ -86,6 +86,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository root: the load harness and the tests' receiver
 
 from benchmarks.load import Client, Tally, free_ports, greedy, gunicorn, percentile, plays, scratch_database  # noqa: E402
+from service.settings import Settings  # noqa: E402
 from tests.support.webhooks import SECRET, Receiver  # noqa: E402
 
 WORKERS = 2  # as gin-rummy serve
@@ -532,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per round (default 20)")
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
+    parser.add_argument("--workers", type=int, default=WORKERS, help=f"gunicorn worker processes (default {WORKERS})")
     parser.add_argument("--database-url", help="server to make the scratch database on (default: DATABASE_URL, ...)")
     args = parser.parse_args(argv)
 
@@ -541,16 +543,16 @@ def main(argv: list[str] | None = None) -> int:
         url = stack.enter_context(scratch_database(args.database_url))
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-rummy-webhooks-")))
         (port,) = free_ports(1)
-        stack.enter_context(gunicorn("service.wsgi:app", port, WORKERS, 8, {"DATABASE_URL": url, **SERVICE_ENV}, logs / "service.log"))
+        stack.enter_context(gunicorn("service.wsgi:app", port, args.workers, 8, {"DATABASE_URL": url, **SERVICE_ENV}, logs / "service.log"))
         db = stack.enter_context(psycopg.connect(url, autocommit=True))
         fast = stack.enter_context(Receiver())
         slow = stack.enter_context(Receiver(delay=SLOW_SECONDS))
         settings = {k: os.environ.get(k) for k in ("GIN_RUMMY_WEBHOOK_POLL_SECONDS", "GIN_RUMMY_WEBHOOK_SENDERS")}
         print(
-            f"gunicorn gevent, {WORKERS} workers; {args.clients} clients in {min(CLIENT_PROCESSES, args.clients)} processes, "
+            f"gunicorn gevent, {args.workers} workers; {args.clients} clients in {min(CLIENT_PROCESSES, args.clients)} processes, "
             f"{MATCHES_PER_CLIENT} matches each (two guests per match); {args.seconds:g} s per round; "
             f"webhook poll {settings['GIN_RUMMY_WEBHOOK_POLL_SECONDS'] or '1'} s, "
-            f"senders {settings['GIN_RUMMY_WEBHOOK_SENDERS'] or '4'} per process; cores: {os.cpu_count()}, "
+            f"senders {settings['GIN_RUMMY_WEBHOOK_SENDERS'] or Settings().webhook_senders} per process; cores: {os.cpu_count()}, "
             f"load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )

@@ -93,11 +93,17 @@ ORDER BY e.tx, e.position
 LIMIT %(limit)s
 """
 
+INSERT = (
+    "INSERT INTO notifications (id, player_id, kind, match_id, data, source, key, created_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING RETURNING id"
+)
+#: A batch's rows in one statement (one round trip, whatever their number: a server busy
+#: with requests answers each round trip late, under gevent most of all).
 INSERT_MANY = (
     "INSERT INTO notifications (id, player_id, kind, match_id, data, source, key, created_at)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING"
+    " SELECT * FROM unnest(%s::bigint[], %s::uuid[], %s::text[], %s::uuid[], %s::jsonb[], %s::bigint[], %s::text[], %s::timestamptz[])"
+    " ON CONFLICT (key) DO NOTHING"
 )
-INSERT = INSERT_MANY + " RETURNING id"
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,11 @@ class Notification:
 
 def _iso(when: datetime | None) -> str | None:
     return when.isoformat(timespec="milliseconds") if when is not None else None
+
+
+def _columns(rows: list[tuple], width: int) -> list[list]:
+    """Rows as columns, for ``unnest``."""
+    return [list(column) for column in zip(*rows)] if rows else [[] for _ in range(width)]
 
 
 def _bindings(conn, match_ids: list[UUID]) -> dict[UUID, dict[int, UUID]]:
@@ -216,7 +227,8 @@ def _set_bucket(conn, k: int) -> None:
 
 
 SAVE_TURN = (
-    "INSERT INTO match_turns (match_id, seat, player_id, deadline, turn_seconds, source) VALUES (%s, %s, %s, %s, %s, %s)"
+    "INSERT INTO match_turns (match_id, seat, player_id, deadline, turn_seconds, source)"
+    " SELECT * FROM unnest(%s::uuid[], %s::smallint[], %s::uuid[], %s::timestamptz[], %s::integer[], %s::bigint[])"
     " ON CONFLICT (match_id) DO UPDATE SET seat = excluded.seat, player_id = excluded.player_id,"
     " deadline = excluded.deadline, turn_seconds = excluded.turn_seconds, source = excluded.source"
 )
@@ -279,11 +291,11 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
             made += 1
         if _turn_key(after) != _turn_key(before) or event.seq == 1:
             turns[event.match_id] = (after, event.position)
-    with conn.cursor() as cursor:
-        if inserts:
-            cursor.executemany(INSERT_MANY, inserts)
-        if turns:
-            cursor.executemany(SAVE_TURN, [_turn_row(match_id, state, source, bindings[match_id]) for match_id, (state, source) in turns.items()])
+    if inserts:
+        conn.execute(INSERT_MANY, _columns(inserts, 8))
+    if turns:
+        rows_ = [_turn_row(match_id, state, source, bindings[match_id]) for match_id, (state, source) in turns.items()]
+        conn.execute(SAVE_TURN, _columns(rows_, 6))
     for match_id, seq in last_seq.items():
         if match_id not in broken:
             folded.put(match_id, (seq, states[match_id]))

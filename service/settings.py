@@ -355,7 +355,7 @@ class Settings:
         "How long after its notification a webhook is retried before it fails (default 3 days).",
     )
     webhook_senders: int = setting(
-        "GIN_RUMMY_WEBHOOK_SENDERS", _whole, 8, "Webhook attempts under way at once in each process (0: this process sends none)."
+        "GIN_RUMMY_WEBHOOK_SENDERS", _whole, 16, "Webhook attempts under way at once in each process (0: this process sends none)."
     )
     webhook_poll_seconds: float = setting(
         "GIN_RUMMY_WEBHOOK_POLL_SECONDS", _FLOAT, 1.0, "How often each process looks for webhook deliveries due."
