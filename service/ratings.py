@@ -30,6 +30,10 @@ established rating, at least 5 rated matches and at least
 ``GIN_RUMMY_LEADERBOARD_MIN_OPPONENTS`` (3) distinct established opponents, so a crowd
 of fresh identities, provisional all, lifts no one onto it.
 
+Each rated match also adds a row per player to ``rating_history``: the rating before
+and after, the opponent and the result, keyed by the ``match_ended`` event's position
+(``GET /players/{id}/ratings``).
+
 The ratings are a read model: ``catch_up`` reads the ``match_ended`` events in the
 global order (``tx``, ``position``; see service/store/events.py) from where the last
 call stopped (``projection_cursors``), in one transaction holding an advisory lock, so
@@ -46,6 +50,7 @@ from __future__ import annotations
 
 import logging
 import math
+from datetime import datetime
 from uuid import UUID
 
 import glicko2
@@ -66,7 +71,7 @@ RATED_PLAYERS = ("all", "signed-in")
 BATCH = 1000
 
 MATCH_ENDS = """
-SELECT e.match_id, e.data, e.position FROM events e
+SELECT e.match_id, e.data, e.recorded_at, e.position FROM events e
 WHERE e.type = 'match_ended' AND (e.tx, e.position) > (%(tx)s::xid8, %(position)s::bigint)
   AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
 ORDER BY e.tx, e.position
@@ -129,7 +134,13 @@ def glicko2_game(player: tuple[float, float, float], opponent: tuple[float, floa
     return updated.rating, updated.rd, updated.vol
 
 
-def _apply(conn, match_id: UUID, data: dict, who: str) -> bool:
+HISTORY = (
+    "INSERT INTO rating_history (player_id, position, match_id, opponent_id, result, rating_before, rating, deviation,"
+    " volatility, rated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+)
+
+
+def _apply(conn, match_id: UUID, data: dict, who: str, at: datetime, position: int) -> bool:
     if data.get("reason") == "aborted":
         return False
     players = rated_players(conn, match_id, who)
@@ -148,6 +159,8 @@ def _apply(conn, match_id: UUID, data: dict, who: str) -> bool:
             " wins = excluded.wins",
             (player, rating, deviation, volatility, matches, wins),
         )
+        result = "draw" if winner is None else "won" if winner == seat else "lost"
+        conn.execute(HISTORY, (player, position, match_id, players[1 - seat], result, before[seat][0], rating, deviation, volatility, at))
         if before[1 - seat][1] <= ESTABLISHED_DEVIATION:
             conn.execute(
                 "INSERT INTO rated_opponents (player_id, opponent_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
@@ -160,7 +173,7 @@ def projection(who: str = "all") -> Projection:
     """The ratings as a projection of the match ends, rating the matches of ``who``."""
 
     def apply(conn, rows) -> int:
-        return sum(_apply(conn, match_id, data, who) for match_id, data, _ in rows)
+        return sum(_apply(conn, match_id, data, who, at, position) for match_id, data, at, position in rows)
 
     return Projection("ratings", CURSOR, LOCK_KEY, MATCH_ENDS, apply)
 
@@ -194,5 +207,5 @@ def rebuild(store: EventStore, who: str = "all") -> int:
     """Recompute every rating from the events alone, rating the matches of ``who``
     (``RATED_PLAYERS``); the number of rated matches."""
     with store.transaction() as conn:
-        projections.restart(conn, projection(who), "player_ratings", "rated_opponents")
+        projections.restart(conn, projection(who), "player_ratings", "rated_opponents", "rating_history")
     return catch_up(store, who)

@@ -108,6 +108,28 @@ def profile(player_id: str):
     return s.shared(s.ProfileSchema).dump(app().players.profile(pid))
 
 
+@bp.get("/players/<player_id>/ratings")
+@operation(
+    summary="A player's rating history",
+    tags=["players"],
+    query=s.RatingHistoryQuerySchema,
+    responses={200: s.RatingHistorySchema, 404: s.ProblemSchema, 422: s.ProblemSchema},
+    auth=False,
+    description=(
+        "Every rated match of the player, newest first: when it ended, the result, the opponent (id and name), "
+        "the Glicko-2 rating before and after it and the deviation after it. A read model of the match ends, "
+        "folded again by `gin-rummy projections rebuild`. No token needed; 404 `player_not_found`."
+    ),
+)
+def rating_history(player_id: str, query: dict):
+    try:
+        pid = uuid.UUID(player_id)
+    except ValueError:
+        raise player_not_found(repr(player_id)) from None
+    page = app().players.rating_history(pid, query.get("before"), query["limit"])
+    return s.shared(s.RatingHistorySchema).dump({"items": page.items, "next_cursor": page.next_cursor})
+
+
 @bp.get("/leaderboard")
 @operation(
     summary="The best rated players",

@@ -163,6 +163,26 @@ class Players:
                 raise player_not_found(player_id)
             return profile_json(player.id, player.name, _rating(uow.conn, player_id))
 
+    def rating_history(self, player_id: uuid.UUID, before: int | None, limit: int) -> Page:
+        """The player's rated matches, newest first: the rating before and after each,
+        the opponent (its id, and its name now) and the result; the cursor: pass it as
+        ``before`` for older ones."""
+        ratings.catch_up_quietly(self.store, self.rated_players)
+        with UnitOfWork(self.store) as uow:
+            if store_players.get_player(uow.conn, player_id) is None:
+                raise player_not_found(player_id)
+            rows = store_players.rating_history(uow.conn, player_id, before, limit + 1)
+        items = [
+            {
+                "match": str(row.match_id), "rated_at": row.rated_at.isoformat(), "result": row.result,
+                "opponent": {"id": str(row.opponent_id), "name": row.opponent_name},
+                "rating_before": row.rating_before, "rating": row.rating, "change": row.rating - row.rating_before,
+                "deviation": row.deviation,
+            }
+            for row in rows[:limit]
+        ]
+        return Page(items, str(rows[limit - 1].position) if len(rows) > limit else None)
+
     def leaderboard(self, limit: int, offset: int) -> Page:
         ratings.catch_up_quietly(self.store, self.rated_players)
         with UnitOfWork(self.store) as uow:

@@ -5,8 +5,8 @@
   their token), made on first sight.
 - ``match_players`` binds seats to players, as ``match_started`` and ``seat_joined``
   record it; written with those events, rebuilt from them.
-- ``player_ratings`` and ``rated_opponents`` are written by the ratings projection
-  (``service.ratings``).
+- ``player_ratings``, ``rated_opponents`` and ``rating_history`` are written by the
+  ratings projection (``service.ratings``).
 """
 
 from __future__ import annotations
@@ -125,6 +125,31 @@ def rating_of(conn, player_id: UUID) -> Rating | None:
         (player_id,),
     ).fetchone()
     return Rating(*row) if row else None
+
+
+class RatingChange(NamedTuple):
+    """A row of a player's rating history; ``opponent_name`` None: no such player now."""
+
+    position: int
+    match_id: UUID
+    opponent_id: UUID
+    opponent_name: str | None
+    result: str
+    rating_before: float
+    rating: float
+    deviation: float
+    rated_at: datetime
+
+
+def rating_history(conn, player_id: UUID, before: int | None, limit: int) -> list[RatingChange]:
+    """The player's rated matches, the newest first, those before ``before`` (a position)."""
+    rows = conn.execute(
+        "SELECT h.position, h.match_id, h.opponent_id, p.name, h.result, h.rating_before, h.rating, h.deviation, h.rated_at"
+        " FROM rating_history h LEFT JOIN players p ON p.id = h.opponent_id"
+        " WHERE h.player_id = %s AND (%s::bigint IS NULL OR h.position < %s) ORDER BY h.position DESC LIMIT %s",
+        (player_id, before, before, limit),
+    ).fetchall()
+    return [RatingChange(*row) for row in rows]
 
 
 class BoardEntry(NamedTuple):

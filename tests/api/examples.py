@@ -223,6 +223,24 @@ def session(api: Recorder, importer: Recorder) -> None:
     alone = call("POST", "/matchmaking/tickets", token=eli["token"], json_body={"kind": "correspondence"}).get_json()
     call("DELETE", f"/matchmaking/tickets/{alone['id']}", token=eli["token"])  # 200 cancelled
 
+    # A rated match between Dee and Eli (a move each, then Eli resigns): their rating histories.
+    rated = call("POST", "/matches", token=dee["token"], json_body={"seats": [{"kind": "human"}, {"kind": "open"}]}).get_json()
+    call("POST", f"/matches/{rated['id']}/join", token=eli["token"], json_body={"code": rated["invite"]["code"]})
+    moved: set[int] = set()
+    while moved != {0, 1}:
+        for player in (dee, eli):
+            view = api.client.get(f"/matches/{rated['id']}", headers={"Authorization": f"Bearer {player['token']}"}).get_json()
+            if view["turn"] == view["seat"]:
+                api.client.post(f"/matches/{rated['id']}/actions", json=greedy_action_on_view(view),
+                                headers={"Authorization": f"Bearer {player['token']}"})
+                moved.add(view["seat"])
+                break
+    api.client.post(f"/matches/{rated['id']}/actions", json={"type": "resign"}, headers={"Authorization": f"Bearer {eli['token']}"})
+    settled(api.app.extensions["gin_rummy"].store)
+    call("GET", f"/players/{dee['id']}/ratings")
+    call("GET", f"/players/{dee['id']}/ratings?limit=0")  # 422
+    call("GET", f"/players/{uuid.uuid4()}/ratings")  # 404
+
     # Webhooks: what the endpoint was sent, its log, a delivery sent again.
     try:
         webhooks(api, hook, dee["token"])

@@ -363,6 +363,7 @@ def rows(store):
             conn.execute("SELECT * FROM player_ratings ORDER BY player_id").fetchall(),
             conn.execute("SELECT * FROM match_players ORDER BY match_id, seat").fetchall(),
             conn.execute("SELECT * FROM rated_opponents ORDER BY player_id, opponent_id").fetchall(),
+            conn.execute("SELECT * FROM rating_history ORDER BY player_id, position").fetchall(),
         )
 
 
@@ -511,3 +512,33 @@ def test_a_match_end_held_back_by_a_transaction_open_elsewhere_is_folded_once_it
     while rated_matches() == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert rated_matches() == 1 and profile(client, ann)[2:] == (1, 1)
+
+
+def test_the_rating_history_lists_each_rated_match_with_the_numbers_before_and_after(client):
+    (ann, a), (bob, b) = guest(client, "Ann"), guest(client, "Bob")
+    first = face_off(client, a, b)
+    resign(client, first, b)  # Ann wins from 1500 each: 1662.31 / 1337.69 (the worked example above)
+    resign(client, face_off(client, a, b, moves=False), b)  # no move each: not rated, not listed
+    second = face_off(client, b, a)
+    resign(client, second, b)  # Ann wins again
+    settle(client)
+    ann1 = one_game(ratings.START, ratings.START, 1)
+    bob1 = one_game(ratings.START, ratings.START, 0)
+    ann2 = one_game(ann1, bob1, 1)
+    page = client.get(f"/players/{ann}/ratings").json
+    assert page["next_cursor"] is None
+    assert [(h["match"], h["result"], h["opponent"]) for h in page["items"]] == [
+        (second, "won", {"id": bob, "name": "Bob"}), (first, "won", {"id": bob, "name": "Bob"}),
+    ]
+    newest, oldest = page["items"]
+    assert (oldest["rating_before"], round(oldest["rating"], 2), round(oldest["deviation"], 2)) == (1500.0, 1662.31, 290.32)
+    assert newest["rating_before"] == oldest["rating"] and newest["rating"] == pytest.approx(ann2[0], abs=1e-9)
+    assert newest["change"] == pytest.approx(ann2[0] - ann1[0], abs=1e-9) and newest["change"] > 0
+    assert newest["rating"] == client.get(f"/players/{ann}").json["rating"]
+    bobs = client.get(f"/players/{bob}/ratings?limit=1").json
+    assert [h["result"] for h in bobs["items"]] == ["lost"] and round(bobs["items"][0]["rating_before"], 2) == 1337.69
+    older = client.get(f"/players/{bob}/ratings?limit=1&before={bobs['next_cursor']}").json
+    assert [(h["match"], h["rating_before"]) for h in older["items"]] == [(first, 1500.0)] and older["next_cursor"] is None
+    r = client.get(f"/players/{uuid.uuid4()}/ratings")
+    assert r.status_code == 404 and r.json["code"] == "player_not_found"
+    assert client.get(f"/players/{ann}/ratings?limit=0").status_code == 422

@@ -100,6 +100,9 @@ from .players import (
     PlayerSchema,
     PlayerSpecSchema,
     ProfileSchema,
+    RatingChangeSchema,
+    RatingHistoryQuerySchema,
+    RatingHistorySchema,
     RatingSchema,
 )
 from .records import (
@@ -247,4 +250,7 @@ __all__ = [
     "WebhookListSchema",
     "WebhookSchema",
     "WebhookSpecSchema",
+    "RatingHistoryQuerySchema",
+    "RatingHistorySchema",
+    "RatingChangeSchema",
 ]

@@ -155,3 +155,40 @@ class NotificationPageSchema(Schema):
     next_cursor = fields.String(
         required=True, metadata={"description": "Pass it as `after` for what follows (the `after` given, when the page is empty)."}
     )
+
+
+#: Rated matches per page of ``GET /players/{id}/ratings``: by default, and at most.
+RATING_HISTORY_PAGE = 50
+RATING_HISTORY_PAGE_MAX = 500
+
+
+class RatingHistoryQuerySchema(Base):
+    before = fields.Integer(
+        validate=validate.Range(0),
+        metadata={"description": "Only the rated matches older than this cursor (a page's `next_cursor`)."},
+    )
+    limit = fields.Integer(
+        load_default=RATING_HISTORY_PAGE, validate=validate.Range(1, RATING_HISTORY_PAGE_MAX),
+        metadata={"description": f"Page size, 1 to {RATING_HISTORY_PAGE_MAX} (default {RATING_HISTORY_PAGE})."},
+    )
+
+
+class RatedOpponentSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The opponent's player id."})
+    name = fields.String(allow_none=True, required=True, metadata={"description": "The opponent's name now (null: the player is no more)."})
+
+
+class RatingChangeSchema(Schema):
+    match = fields.String(required=True, metadata={"description": "The rated match."})
+    rated_at = fields.String(required=True, metadata={"description": "When it ended."})
+    result = fields.String(required=True, validate=validate.OneOf(["won", "lost", "draw"]))
+    opponent = fields.Nested(RatedOpponentSchema, required=True)
+    rating_before = fields.Float(required=True, metadata={"description": "The Glicko-2 rating before the match."})
+    rating = fields.Float(required=True, metadata={"description": "The rating after it."})
+    change = fields.Float(required=True, metadata={"description": "rating - rating_before."})
+    deviation = fields.Float(required=True, metadata={"description": "The deviation after it."})
+
+
+class RatingHistorySchema(Schema):
+    items = fields.List(fields.Nested(RatingChangeSchema), required=True, metadata={"description": "Newest first."})
+    next_cursor = fields.String(allow_none=True, required=True, metadata={"description": "Pass it as `before` for older ones (null: no more)."})
