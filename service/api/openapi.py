@@ -191,7 +191,7 @@ def _stream_items(app: Flask) -> list:
         what.item
         for view in app.view_functions.values()
         for what in getattr(view, "__openapi__", {}).get("responses", {}).values()
-        if isinstance(what, s.ServerSentEvents)
+        if isinstance(what, (s.ServerSentEvents, s.JsonLines))
     ]
 
 
@@ -287,6 +287,14 @@ def _response(status: int, what, content_type: str) -> dict:
             },
         }
         return {"description": what.description, "content": {content_type: {"schema": event}}}
+    if isinstance(what, s.JsonLines):
+        lines = {
+            "type": "string",
+            "description": "One JSON document per line, each of the line schema.",
+            "contentMediaType": "application/x-ndjson",
+            "contentSchema": {"$ref": f"#/components/schemas/{what.item.__name__.removesuffix('Schema')}"},
+        }
+        return {"description": what.description, "content": {"application/x-ndjson": {"schema": lines}}}
     if isinstance(what, str):
         response: dict[str, Any] = {"description": what}
         if status < 300 and status != 204 and status != 304:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
-from flask import Blueprint, request
+from flask import Blueprint, Response, request, stream_with_context
 
 from service.application.players import ESTABLISHED_DEVIATION, LEADERBOARD_MIN_MATCHES, player_not_found
 
@@ -87,6 +88,33 @@ def my_matches(query: dict):
 def my_notifications(query: dict):
     page = app().players.notifications(bearer_token(), query["after"], query["limit"])
     return s.shared(s.NotificationPageSchema).dump({"items": page.items, "next_cursor": page.next_cursor})
+
+
+@bp.get("/players/me/data")
+@operation(
+    summary="Everything held about the calling player, in one download",
+    tags=["players"],
+    responses={200: s.JsonLines(s.PersonalDataLineSchema, "One line of JSON per thing held"), **PLAYER_PROBLEMS},
+    content_type="application/x-ndjson",
+    description=(
+        "Lines of JSON, each `{\"type\": T, T: {...}}`: `player` (as `GET /players/me`), then each `rating_change` (as "
+        "`GET /players/{id}/ratings`, newest first), each `match` the player holds a seat in (newest first, with "
+        "`id`, `seat` and `status`: a finished one's signed `record` as its export, an unfinished one's `events` as the "
+        "seat may see them), each `notification` (oldest first) and each matchmaking `ticket`. Tokens are not in it "
+        "(only their hashes are kept). Sent as an attachment, `gin-rummy-player-<id>.ndjson`."
+    ),
+)
+def my_data():
+    player_id, lines = app().personal.export(bearer_token())
+
+    def encoded():
+        for line in lines:
+            yield json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+    response = Response(stream_with_context(encoded()), mimetype="application/x-ndjson")
+    response.headers["Content-Disposition"] = f'attachment; filename="gin-rummy-player-{player_id}.ndjson"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.get("/players/<player_id>")

@@ -16,7 +16,9 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
 - ``records``: export, import (written by the code that writes every new match), past
   states, hands, the audit
 - ``matchmaking``: tickets, and the pairing of two that fit into one match
-- ``players``: guests, the calling player, its notifications, profiles, the leaderboard
+- ``players``: guests, the calling player, its notifications, profiles, rating
+  histories, the leaderboard
+- ``personal``: everything held about the calling player, in one download
 - ``webhooks``: the operator's webhook endpoints, their delivery log, and the
   process's deliverer
 - ``play``: the deals and the computer's turns between a person's moves
@@ -31,7 +33,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TypedDict
 
 from service import feed, ratings
@@ -50,6 +52,7 @@ from .errors import ApplicationError
 from .hooks import Hooks
 from .matches import MatchService
 from .matchmaking import Matchmaking, pair_periodically
+from .personal import PersonalData
 from .play import Play, system_clock
 from .players import Players
 from .records import Records
@@ -108,6 +111,9 @@ class Application:
         self.players = Players(
             store, self.callers, self.costs, settings.rated_players, settings.leaderboard_min_opponents,
             clock=clock, reminder_before=settings.reminder_before_seconds,
+        )
+        self.personal = PersonalData(
+            store, self.callers, self.players, self.records, timedelta(seconds=settings.matchmaking_poll_seconds), clock
         )
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools

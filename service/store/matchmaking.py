@@ -84,6 +84,12 @@ def get(conn, ticket_id: uuid.UUID) -> Ticket | None:
     return _ticket(row) if row else None
 
 
+def tickets_of(conn, player_id: uuid.UUID) -> list[Ticket]:
+    """Every ticket of the player, oldest first."""
+    rows = conn.execute(f"SELECT {COLUMNS} FROM matchmaking_tickets WHERE player_id = %s ORDER BY created_at, id", (player_id,))
+    return [_ticket(row) for row in rows.fetchall()]
+
+
 def waiting_of(conn, player_id: uuid.UUID, kind: str) -> Ticket | None:
     row = conn.execute(
         f"SELECT {COLUMNS} FROM matchmaking_tickets WHERE player_id = %s AND kind = %s AND status = 'waiting'",

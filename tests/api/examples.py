@@ -240,6 +240,7 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", f"/players/{dee['id']}/ratings")
     call("GET", f"/players/{dee['id']}/ratings?limit=0")  # 422
     call("GET", f"/players/{uuid.uuid4()}/ratings")  # 404
+    call("GET", "/players/me/data", token=dee["token"], keep=lambda text: first_lines(text, 2))
 
     # Webhooks: what the endpoint was sent, its log, a delivery sent again.
     try:

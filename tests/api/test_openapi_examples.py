@@ -65,6 +65,14 @@ def schema_checker(document):
     return errors
 
 
+def resolve(document, pointer: str) -> dict:
+    """The part of ``document`` at the JSON pointer ``pointer``."""
+    node = document
+    for part in pointer.lstrip("/").split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
 def example_problems(document, pointer: str, media_type: str, example) -> list[str]:
     """Why ``example`` is not a valid ``media_type`` answer of the schema at ``pointer``."""
     errors = schema_checker(document)
@@ -76,11 +84,13 @@ def example_problems(document, pointer: str, media_type: str, example) -> list[s
         found = [json.loads(line.removeprefix("data: ")) for line in example.splitlines() if line.startswith("data: ")]
         return [f"event {i}: {e}" for i, data in enumerate(found) for e in errors(item, data)]
     if media_type == "application/x-ndjson":
-        # One match record per line.
+        # One document per line: of the line schema the answer names, else a match record.
         lines = example.splitlines() if isinstance(example, str) else []
         if not lines:
             return ["no line"]
-        return [f"line {i}: {e}" for i, line in enumerate(lines) for e in errors("/components/schemas/MatchRecord", json.loads(line))]
+        line_schema = resolve(document, pointer).get("contentSchema")
+        item = pointer + "/contentSchema" if line_schema else "/components/schemas/MatchRecord"
+        return [f"line {i}: {e}" for i, line in enumerate(lines) for e in errors(item, json.loads(line))]
     return errors(pointer, example)
 
 

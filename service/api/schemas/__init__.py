@@ -42,6 +42,7 @@ from .common import (
     Cards,
     ExternalSchema,
     HealthSchema,
+    JsonLines,
     Name,
     PlainText,
     ProblemSchema,
@@ -94,6 +95,7 @@ from .players import (
     NotificationPageSchema,
     NotificationSchema,
     NotificationsQuerySchema,
+    PersonalDataLineSchema,
     PlayerCreatedSchema,
     PlayerMatchListSchema,
     PlayerMatchSchema,
@@ -253,4 +255,6 @@ __all__ = [
     "RatingHistoryQuerySchema",
     "RatingHistorySchema",
     "RatingChangeSchema",
+    "JsonLines",
+    "PersonalDataLineSchema",
 ]

@@ -94,6 +94,14 @@ class ServerSentEvents:
         self.description = description
 
 
+class JsonLines:
+    """An ``application/x-ndjson`` answer: one JSON document of ``item`` per line."""
+
+    def __init__(self, item: type[Schema], description: str):
+        self.item = item
+        self.description = description
+
+
 class ExternalSchema:
     """A schema kept as a JSON Schema file beside the OpenAPI document (``openapi/``), and
     copied into the document's components (``service.api.openapi.record_components``)."""

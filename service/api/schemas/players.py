@@ -192,3 +192,22 @@ class RatingChangeSchema(Schema):
 class RatingHistorySchema(Schema):
     items = fields.List(fields.Nested(RatingChangeSchema), required=True, metadata={"description": "Newest first."})
     next_cursor = fields.String(allow_none=True, required=True, metadata={"description": "Pass it as `before` for older ones (null: no more)."})
+
+
+class DataMatchSchema(Schema):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True, metadata={"description": "The player's seat."})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    record = fields.Dict(metadata={"description": "A finished match: its complete signed record (the match record's JSON Schema), as its export."})
+    events = fields.List(fields.Dict(), metadata={"description": "An unfinished match: its events as the seat may see them (as GET /matches/{id}/events)."})
+
+
+class PersonalDataLineSchema(Schema):
+    """A line of the player's data: ``type`` names the one other member, which holds it."""
+
+    type = fields.String(required=True, validate=validate.OneOf(["player", "rating_change", "match", "notification", "ticket"]))
+    player = fields.Nested(PlayerSchema)
+    rating_change = fields.Nested(RatingChangeSchema)
+    match = fields.Nested(DataMatchSchema)
+    notification = fields.Nested(NotificationSchema)
+    ticket = fields.Nested("TicketSchema")
