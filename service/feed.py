@@ -156,6 +156,11 @@ _FOLDED: weakref.WeakKeyDictionary[EventStore, LRU[UUID, tuple[int, State]]] = w
 FOLDED_STATES = 4096
 
 
+def forget(store: EventStore, match_ids: set[UUID] | None) -> None:
+    """Drop the folded states of ``match_ids`` (None: all) that this process keeps."""
+    _folded(store).discard(lambda match_id: match_ids is None or match_id in match_ids)
+
+
 def _folded(store: EventStore) -> LRU[UUID, tuple[int, State]]:
     cache = _FOLDED.get(store)
     if cache is None:

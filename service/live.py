@@ -199,6 +199,16 @@ class Channel:
                     del self._frames[key]
                 self.changed.notify_all()
 
+    def forget(self) -> None:
+        """Drop the kept events (a player of the match was erased: they name them);
+        followers read the database again."""
+        with self.changed:
+            self.recent.clear()
+            self._frames.clear()
+            self.fetched = None
+            self.base = 0
+            self.changed.notify_all()
+
     def frame(self, event: Any, seat: int | None, render: Callable[[Any, int | None], bytes]) -> bytes:
         """The event as sent to ``seat``; rendered once per seat while the channel keeps it."""
         recent = self.recent
@@ -356,6 +366,12 @@ class LiveHub:
         channel = self._channels.get(match_id)
         if channel is not None:
             channel.announce(seq)
+
+    def forget(self, match_ids: set[UUID] | None) -> None:
+        """Drop what the channels of ``match_ids`` keep (None: of every match)."""
+        for match_id, channel in list(self._channels.items()):
+            if match_ids is None or match_id in match_ids:
+                channel.forget()
 
     def _reconnected(self) -> None:
         # Announcements made while the listener was away are lost: every channel

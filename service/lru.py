@@ -68,6 +68,14 @@ class LRU(Generic[K, V]):
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)
 
+    def discard(self, doomed: Callable[[K], bool]) -> int:
+        """Forget the entries whose key is ``doomed``; how many."""
+        with self._lock:
+            gone = [key for key in self._entries if doomed(key)]
+            for key in gone:
+                del self._entries[key]
+            return len(gone)
+
     def keys(self) -> list[K]:
         with self._lock:
             return list(self._entries)

@@ -54,6 +54,42 @@ def rename_me(body: dict):
     return s.shared(s.PlayerSchema).dump(app().players.rename(bearer_token(), body["name"]))
 
 
+DELETION = (
+    "Afterwards no answer, event feed, stream, export, audit, list or log names the player or links them to their "
+    "matches: their seats show a deleted player (\"Deleted player\" and four hex digits, one pseudonym per seat), "
+    "the matches and their results stand, the opponents' ratings stand. Their tokens stop working at once, on every "
+    "instance; their profile, rating history, leaderboard entry, notifications and tickets go. The events themselves "
+    "are never changed; a record exported before the deletion is out of the service's hands."
+)
+
+
+@bp.delete("/players/me")
+@operation(
+    summary="Delete the calling player",
+    tags=["players"],
+    responses={200: s.PlayerDeletedSchema, **PLAYER_PROBLEMS},
+    description="A guest's token or a sign-in token. " + DELETION,
+)
+def delete_me():
+    return s.shared(s.PlayerDeletedSchema).dump(app().erasure.delete_me(bearer_token())), 200, NO_STORE
+
+
+@bp.delete("/players")
+@operation(
+    summary="Delete the player of a sign-in subject (operator)",
+    tags=["players"],
+    query=s.SubjectQuerySchema,
+    responses={200: s.PlayerDeletedSchema, 404: s.ProblemSchema, 422: s.ProblemSchema, **PLAYER_PROBLEMS},
+    description=(
+        "For the front end's backend, when a user deletes their account there: the operator token, and the `sub` "
+        "of that user's sign-in tokens; 404 `player_not_found` when no player signed in so. " + DELETION
+    ),
+)
+def delete_subject(query: dict):
+    issuer = app().settings.jwt_issuer
+    return s.shared(s.PlayerDeletedSchema).dump(app().erasure.delete_subject(bearer_token(), issuer, query["subject"])), 200, NO_STORE
+
+
 @bp.get("/players/me/matches")
 @operation(
     summary="The calling player's matches",

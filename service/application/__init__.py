@@ -19,6 +19,7 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
 - ``players``: guests, the calling player, its notifications, profiles, rating
   histories, the leaderboard
 - ``personal``: everything held about the calling player, in one download
+- ``erasure``: a player deletes themselves (their name and link erased, the events kept)
 - ``webhooks``: the operator's webhook endpoints, their delivery log, and the
   process's deliverer
 - ``play``: the deals and the computer's turns between a person's moves
@@ -40,7 +41,7 @@ from service import feed, ratings
 from service.live import LiveHub, Presence, StreamLimits
 from service.records.signing import Signer
 from service.settings import Settings
-from service.store import EventStore, connect, database_url
+from service.store import EventStore, connect, database_url, erasure
 from service.store.database import Probe, conninfo_of
 from service.store.idempotency import purge_periodically
 
@@ -48,6 +49,7 @@ from .actions import Actions
 from .callers import Callers
 from .coaching import Coaching
 from .costs import Costs
+from .erasure import Erasure
 from .errors import ApplicationError
 from .hooks import Hooks
 from .matches import MatchService
@@ -115,12 +117,15 @@ class Application:
         self.personal = PersonalData(
             store, self.callers, self.players, self.records, timedelta(seconds=settings.matchmaking_poll_seconds), clock
         )
+        self.erasure = Erasure(store, self.callers, self.views, self.hub, settings.rated_players, clock)
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
         #: Set to stop the background rounds of pairing (started by ``build`` on pools of its own).
         self.matchmaking_rounds: threading.Event | None = None
         #: Stops this process's webhook deliveries (started by ``build`` on pools of its own).
         self.stop_webhooks: Callable[[], None] | None = None
+        #: Stops listening for erasures made by other processes (``build``, on pools of its own).
+        self.stop_listening: threading.Event | None = None
 
     @classmethod
     def build(
@@ -150,6 +155,7 @@ class Application:
             application.players.sweep_periodically(float(settings.reminder_sweep_seconds))
         if settings.webhooks is not None:
             application.webhooks.sync(settings.webhooks)
+        application.stop_listening = erasure.listen(conninfo_of(store.pool), application.erasure.forget)
         if settings.webhook_senders and settings.webhook_poll_seconds > 0:
             application.stop_webhooks = application.webhooks.start()
         return application
@@ -166,6 +172,8 @@ class Application:
             self.matchmaking_rounds.set()
         if self.stop_webhooks is not None:
             self.stop_webhooks()
+        if self.stop_listening is not None:
+            self.stop_listening.set()
         for pool in self.owned_pools:
             pool.close()
 

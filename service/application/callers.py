@@ -61,6 +61,10 @@ class Callers:
         self.jwt = jwt
         self._known: LRU[tuple[uuid.UUID | None, str], Any] = LRU(KNOWN_TOKENS)
 
+    def forget(self) -> None:
+        """Forget every token found (a player was erased: its tokens must not work)."""
+        self._known.discard(lambda key: True)
+
     def identify(self, uow: UnitOfWork, token: str) -> Caller:
         """The caller of ``token``, or Unauthorized."""
         if self.operator_token and tokens.same_secret(token, self.operator_token):

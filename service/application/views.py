@@ -194,6 +194,10 @@ class Views:
             body["hidden"] = {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
         return body
 
+    def forget(self, match_ids: set[uuid.UUID] | None) -> None:
+        """Drop the views kept of ``match_ids`` (None: of every match)."""
+        self._encoded.discard(lambda key: match_ids is None or key[0] in match_ids)
+
     def encoded(self, state: State, seat: int | None, match_id: uuid.UUID, context: Context, *, operator_asked: str | None = None) -> bytes:
         """The view as JSON: a seat's from the memo when it is there (the key holds what
         else the view depends on)."""

@@ -56,6 +56,10 @@ class StateCache:
 
         self._entries.compute(match_id, unless_newer)
 
+    def forget(self, match_ids: set[UUID] | None) -> None:
+        """Drop the entries of ``match_ids`` (None: every entry)."""
+        self._entries.discard(lambda match_id: match_ids is None or match_id in match_ids)
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -33,6 +33,7 @@ from uuid import UUID
 
 from service.engine import Event
 
+from .erasure import overlay
 from .upcasting import current_version, upcast
 
 #: The columns every reading query selects, in the order ``stored_events`` expects.
@@ -101,7 +102,9 @@ class MatchHistory:
 
 
 def current_data(conn, match_id: UUID, seq: int, event_type: str, version: int, data: dict) -> dict:
-    """The data of stored event ``seq`` at the current schema version of its type."""
+    """The data of stored event ``seq`` at the current schema version of its type (and
+    with the seats of deleted players erased: service/store/erasure.py)."""
+    data = overlay(conn, match_id, event_type, data)
     if version == current_version(event_type):
         return data
     return upcast(event_type, version, data, MatchHistory(conn, match_id, seq))
@@ -112,4 +115,6 @@ def stored_events(conn, rows: Iterable[tuple], raw: bool = False) -> Iterator[St
     for match_id, seq, etype, version, data, actor, recorded_at, position in rows:
         if not raw:
             data, version = current_data(conn, match_id, seq, etype, version, data), current_version(etype)
+        else:
+            data = overlay(conn, match_id, etype, data)  # as stored, but never a deleted player's name
         yield StoredEvent(match_id, seq, etype, version, data, actor, recorded_at, position)

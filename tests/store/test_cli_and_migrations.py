@@ -19,6 +19,7 @@ TABLES = {
     "live_followers", "players", "match_players", "player_ratings", "projection_cursors", "match_provenance", "rated_opponents",
     "signing_keys", "service_secrets", "rate_buckets", "hand_analyses", "notifications", "match_turns",
     "matchmaking_tickets", "webhook_endpoints", "webhook_deliveries", "rating_history",
+    "erased_seats",
 }
 
 

@@ -97,6 +97,7 @@ from .players import (
     NotificationsQuerySchema,
     PersonalDataLineSchema,
     PlayerCreatedSchema,
+    PlayerDeletedSchema,
     PlayerMatchListSchema,
     PlayerMatchSchema,
     PlayerSchema,
@@ -106,6 +107,7 @@ from .players import (
     RatingHistoryQuerySchema,
     RatingHistorySchema,
     RatingSchema,
+    SubjectQuerySchema,
 )
 from .records import (
     AuditHandSchema,
@@ -257,4 +259,6 @@ __all__ = [
     "RatingChangeSchema",
     "JsonLines",
     "PersonalDataLineSchema",
+    "PlayerDeletedSchema",
+    "SubjectQuerySchema",
 ]

@@ -211,3 +211,13 @@ class PersonalDataLineSchema(Schema):
     match = fields.Nested(DataMatchSchema)
     notification = fields.Nested(NotificationSchema)
     ticket = fields.Nested("TicketSchema")
+
+
+class PlayerDeletedSchema(Schema):
+    id = fields.String(required=True, metadata={"description": "The player deleted: no token of theirs works any more."})
+    deleted_at = fields.String(required=True)
+    matches = fields.Integer(required=True, metadata={"description": "The matches in which their seats now show a deleted player."})
+
+
+class SubjectQuerySchema(Base):
+    subject = fields.String(required=True, validate=validate.Length(1, 500), metadata={"description": "The `sub` of the player's sign-in tokens (of the service's issuer)."})

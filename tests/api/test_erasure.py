@@ -1,0 +1,103 @@
+"""A player deletes themselves: afterwards no surface names them or links them to their
+matches, the events are never changed, records still verify, and the others' ratings
+stand (a rebuild from the events gives them again)."""
+
+from __future__ import annotations
+
+import json
+
+from service.cli import main as cli
+from service.records.records import check_record
+
+from .conftest import OPERATOR, bearer
+from .test_ratings import app, clock, face_off, readable, resign, rows, settle  # noqa: F401 - the app on a clock
+
+NAME = "Zyxwa Quorrel"
+
+
+def guest(client, name):
+    r = client.post("/players", json={"name": name})
+    assert r.status_code == 201
+    return r.json, bearer(r.json["token"])
+
+
+def bodies_seen(client, match_ids, headers_list, player_ids) -> list[tuple[str, str]]:
+    """(what, body) of every read a seat, the other player or the operator may make."""
+    seen = []
+
+    def get(path, headers):
+        r = client.get(path, headers=headers)
+        seen.append((f"GET {path} {r.status_code}", r.get_data(as_text=True)))
+
+    for headers in headers_list:
+        for mid in match_ids:
+            for path in ("", "/events?after=0&limit=500", "/stream?after=0&wait=0", "/export", "/export?format=text",
+                         "/audit", "/hands", "/hands/1", "/state?version=2", "/analysis"):
+                get(f"/matches/{mid}{path}", headers)
+        for path in ("/matches", "/players/me", "/players/me/matches", "/players/me/notifications?limit=500",
+                     "/players/me/stream?wait=0", "/players/me/data", "/matches/export"):
+            get(path, headers)
+    for path in ("/lobby", "/leaderboard?limit=100", *(f"/players/{p}" for p in player_ids),
+                 *(f"/players/{p}/ratings" for p in player_ids)):
+        get(path, {})
+    return seen
+
+
+def test_after_a_deletion_no_surface_names_the_player_and_the_rest_stands(app, store, database_url, monkeypatch, capsys):  # noqa: F811
+    client = app.test_client()
+    her, h = guest(client, NAME)
+    bob, b = guest(client, "Bob")
+    finished = face_off(client, h, b)
+    resign(client, finished, b)  # she wins: a rated match
+    running = face_off(client, b, h)
+    client.post("/matchmaking/tickets", json={"kind": "correspondence"}, headers=h)
+    settle(client)
+    before_record = client.get(f"/matches/{finished}/export", headers=b).json
+    assert NAME in json.dumps(before_record)
+    bobs_rating = client.get(f"/players/{bob['id']}").json
+    bobs_history = client.get(f"/players/{bob['id']}/ratings").json["items"]
+    her_seat_token = client.post(f"/matches/{running}/join", json={}, headers=h)  # (a refusal: already seated)
+    assert her_seat_token.status_code in (403, 409)
+    with store.connection() as conn:
+        events_before = conn.execute("SELECT count(*), md5(string_agg(data::text, '' ORDER BY position)) FROM events").fetchone()
+
+    r = client.delete("/players/me", headers=h)
+    assert r.status_code == 200, r.json
+    assert r.json["id"] == her["id"] and r.json["matches"] == 2
+
+    # Her tokens stop working at once.
+    assert client.get("/players/me", headers=h).status_code == 401
+    assert client.get(f"/matches/{running}", headers=h).status_code == 401
+    # No surface names her, in any case or encoding, nor gives her player id.
+    seen = bodies_seen(client, [finished, running], [b, bearer(OPERATOR)], [her["id"], bob["id"]])
+    assert len(seen) > 40
+    forms = {NAME.lower(), json.dumps(NAME)[1:-1].lower(), NAME.lower().replace(" ", "%20"), her["id"]}
+    # (A 404 for her id echoes the id asked for: that is the caller's own input.)
+    leaks = [what for what, body in seen for form in forms if form in body.lower() and her["id"] not in what]
+    assert not leaks, leaks
+    view = client.get(f"/matches/{running}", headers=b).json
+    pseudonym = view["seats"][1]["name"]  # her seat in the match Bob made
+    assert pseudonym.startswith("Deleted player ") and len(pseudonym) == len("Deleted player ") + 4
+    assert client.get(f"/players/{her['id']}").status_code == 404
+    # The events are as they were: never updated, never deleted, the append-only trigger in place.
+    with store.connection() as conn:
+        assert conn.execute("SELECT count(*), md5(string_agg(data::text, '' ORDER BY position)) FROM events").fetchone() == events_before
+        assert conn.execute("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'events'::regclass AND NOT tgisinternal").fetchone()[0] >= 1
+    # Records made now verify; the one exported before is as it was (out of the service's hands).
+    after_record = client.get(f"/matches/{finished}/export", headers=b).json
+    assert check_record(after_record)[0] is not None and NAME not in json.dumps(after_record)
+    assert check_record(before_record)[0] is not None
+    assert client.get(f"/matches/{finished}/audit", headers=b).json["ok"] is True
+    # Bob's rating and history stand; the pseudonym plays her side of them.
+    assert client.get(f"/players/{bob['id']}").json == bobs_rating
+    after = client.get(f"/players/{bob['id']}/ratings").json["items"]
+    assert [(h_["match"], h_["rating"]) for h_ in after] == [(h_["match"], h_["rating"]) for h_ in bobs_history]
+    assert after[0]["opponent"]["name"] is None and after[0]["opponent"]["id"] != her["id"]
+    # A rebuild from the events gives the same read models again.
+    settle(client)
+    kept = rows(store)
+    readable(store)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    assert cli(["projections", "rebuild"]) == 0
+    capsys.readouterr()
+    assert rows(store) == kept
