@@ -96,6 +96,9 @@ export const api = {
   createPlayer: (name) => request("POST", "/players", { body: { name } }),
   me: (token) => request("GET", "/players/me", { token }),
   rename: (token, name) => request("PATCH", "/players/me", { token, body: { name } }),
+  // Everything held about the player (NDJSON, as text), and deleting the player.
+  myData: (token) => request("GET", "/players/me/data", { token, text: true }),
+  deleteMe: (token) => request("DELETE", "/players/me", { token }),
   myMatches: (token, { status, cursor, limit = 20 } = {}) =>
     request("GET", `/players/me/matches?${query({ status, limit, cursor })}`, { token }),
   profile: (id) => request("GET", `/players/${encodeURIComponent(id)}`),

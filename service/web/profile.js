@@ -34,6 +34,7 @@ export function mountProfile(root) {
     renamePanel(me, (name) => (title.textContent = name)),
     devicePanel(me),
     signOutPanel(me),
+    dataPanel(me),
   );
 
   api.me(me.token).then(
@@ -141,6 +142,67 @@ function devicePanel(me) {
     show.setAttribute("aria-expanded", "true");
     input.focus();
   }
+  return panel;
+}
+
+// Download everything the service holds about the player, or delete the player.
+function dataPanel(me) {
+  const box = h("div.actions#delete-box");
+  const error = h("p.error#data-error", { role: "alert", hidden: true });
+  const panel = h(
+    "section.panel.data-panel#your-data",
+    {},
+    h("h2", {}, "Your data"),
+    h("p.hint", {}, "Download everything the service holds about this player: the profile, the rating history, every match as your seat saw it, your notifications and matchmaking tickets (one JSON object per line)."),
+    h("div.actions", {}, h("button#download-data", { type: "button", onclick: download }, "Download my data")),
+    h("p.hint", {}, "Deleting this player removes your name from every match: your seats show a deleted player instead. The matches and their results stay, and so do your opponents' ratings; your profile, rating, notifications and tickets go, and this player's link stops working on every device. It cannot be undone."),
+    box,
+    error,
+  );
+  async function download() {
+    error.hidden = true;
+    try {
+      const text = await api.myData(me.token);
+      const url = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
+      const a = h("a", { href: url, download: `gin-rummy-player-${me.id}.ndjson` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (err) {
+      error.textContent = `The download failed: ${problemText(err)}`;
+      error.hidden = false;
+    }
+  }
+  function ask() {
+    box.replaceChildren(
+      h(
+        "div.confirm#delete-confirm",
+        { role: "alertdialog", "aria-label": "Delete this player?", onkeydown: (e) => e.key === "Escape" && idle() },
+        h("span", {}, `Delete ${me.name} for good? Your name leaves every match; the matches and results stay.`),
+        h("button.danger#confirm-delete", { type: "button", onclick: remove }, "Delete my player"),
+        h("button#cancel-delete", { type: "button", onclick: idle }, "Cancel"),
+      ),
+    );
+    box.querySelector("#cancel-delete").focus();
+  }
+  function idle() {
+    box.replaceChildren(h("button.danger#delete-player", { type: "button", onclick: ask }, "Delete my player…"));
+  }
+  async function remove() {
+    error.hidden = true;
+    try {
+      await api.deleteMe(me.token);
+      forgetPlayer();
+      toast(`${me.name} is deleted: your seats now show a deleted player.`);
+      go("#/profile");
+    } catch (err) {
+      error.textContent = `The player could not be deleted: ${problemText(err)}`;
+      error.hidden = false;
+      idle();
+    }
+  }
+  idle();
   return panel;
 }
 

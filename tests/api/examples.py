@@ -303,18 +303,44 @@ def first_lines_of_ndjson(text: str) -> str:
     return first_lines(text, 1)
 
 
+def deletions(api: Recorder, signed: Recorder, issuer) -> None:
+    """A guest deletes themselves; the operator deletes a signed-in player by subject
+    (``signed``: the service with an identity provider, ``issuer``)."""
+    fay = api.call("POST", "/players", json_body={"name": "Fay"}).get_json()
+    api.call("DELETE", "/players/me", token=fay["token"])
+    api.call("DELETE", "/players/me", token=fay["token"])  # 401: the token no longer works
+    gil = issuer.token(sub="user-4711", name="Gil")
+    signed.call("GET", "/players/me", token=gil)
+    signed.call("DELETE", "/players?subject=user-4711", token=gil)  # 403: the operator's
+    signed.call("DELETE", "/players?subject=user-4711", token=OPERATOR)
+    signed.call("DELETE", "/players?subject=user-4711", token=OPERATOR)  # 404: no more
+
+
 def capture(store, other_store) -> dict[str, dict]:
     """Every operation's examples, from one session on ``store`` (and ``other_store``, the
     service a record is imported into)."""
-    api, importer = Recorder(make_app(store)), Recorder(make_app(other_store))
+    import tempfile
+
+    from tests.api.test_players import AUDIENCE, ISSUER, Issuer
+
+    issuer = Issuer()
+    jwks = Path(tempfile.mkdtemp(prefix="gin-rummy-examples-")) / "jwks.json"
+    jwks.write_text(json.dumps(issuer.jwks()))
+    signed_app = create_app({
+        "STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED,
+        "JWT_ISSUER": ISSUER, "JWT_AUDIENCE": AUDIENCE, "JWT_JWKS_FILE": str(jwks),
+    })
+    api, importer, signed = Recorder(make_app(store)), Recorder(make_app(other_store)), Recorder(signed_app)
     try:
         session(api, importer)
+        deletions(api, signed, issuer)
     finally:
-        for app in (api.app, importer.app):
+        for app in (api.app, importer.app, signed.app):
             app.extensions["gin_rummy"].hub.shutdown()
     examples = api.examples
-    for operation, entry in importer.examples.items():
-        examples.setdefault(operation, entry)
+    for recorder in (importer, signed):
+        for operation, entry in recorder.examples.items():
+            examples.setdefault(operation, entry)
     return {operation: examples[operation] for operation in sorted(examples)}
 
 

@@ -11,6 +11,7 @@ provisional, and says what a listed player needs (made through the API, to save 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -344,3 +345,34 @@ def test_a_name_with_a_control_character_is_refused_with_the_services_message(de
     assert page.is_hidden("#rename-error") and page.inner_text("#profile-name") == "Annie"
     assert stored(client, "gin-rummy.player")["name"] == "Annie"
     assert client.overflow() <= 0
+
+
+@web
+def test_a_guest_downloads_their_data_then_deletes_the_player_and_the_opponent_sees_a_deleted_player(devices):
+    ann, bob = devices(), devices()
+    become_guest(ann, "Quorra")
+    become_guest(bob, "Bob")
+    match_id = ann.new_match(opponent="friend", names=("Quorra",))
+    bob.page.goto(ann.page.input_value("#invite-url"))
+    bob.page.wait_for_selector("#join")
+    bob.page.click("#join")
+    bob.page.wait_for_selector("#hand .card")
+    assert "Quorra" in bob.page.inner_text(".scorebar")
+
+    ann.page.click("#nav-player")
+    with ann.page.expect_download() as download:
+        ann.page.click("#download-data")
+    lines = [json.loads(line) for line in open(download.value.path()).read().splitlines()]
+    assert lines[0]["type"] == "player" and lines[0]["player"]["name"] == "Quorra"
+    assert any(line["type"] == "match" and line["match"]["id"] == match_id for line in lines)
+
+    ann.page.click("#delete-player")
+    assert "the matches and results stay" in ann.page.inner_text("#delete-confirm")
+    ann.page.click("#confirm-delete")
+    ann.page.wait_for_selector("#guest-name")  # the browser forgot the player: become one again
+    assert stored(ann, "gin-rummy.player") is None
+
+    bob.open("#/games")
+    bob.open(f"#/play/{match_id}")
+    bob.page.wait_for_function("() => document.querySelector('.scorebar')?.textContent.includes('Deleted player')")
+    assert "Quorra" not in bob.page.inner_text("body")
