@@ -101,3 +101,88 @@ def test_after_a_deletion_no_surface_names_the_player_and_the_rest_stands(app, s
     assert cli(["projections", "rebuild"]) == 0
     capsys.readouterr()
     assert rows(store) == kept
+
+
+def test_a_deletion_racing_the_players_own_actions_leaves_each_action_applied_once_or_refused(app, store):  # noqa: F811
+    """Her actions race her deletion: each is answered 200 (applied, before the deletion
+    committed) or 401 (her token no longer works), never 500, and the match's events
+    are exactly the actions answered 200."""
+    import threading
+
+    from tests.support.matches import greedy_action_on_view
+
+    client = app.test_client()
+    her, h = guest(client, NAME)
+    bob, b = guest(client, "Bob")
+    mid = face_off(client, h, b, moves=False)
+    answers: list[int] = []
+    start = threading.Barrier(2)
+
+    def play() -> None:
+        start.wait()
+        for _ in range(40):
+            view = client.get(f"/matches/{mid}", headers=h)
+            if view.status_code != 200:
+                answers.append(view.status_code)
+                return
+            if view.json["turn"] != view.json["seat"]:
+                r = client.post(f"/matches/{mid}/actions", json=greedy_action_on_view(client.get(f"/matches/{mid}", headers=b).json), headers=b)
+                assert r.status_code == 200, r.json
+                continue
+            r = client.post(f"/matches/{mid}/actions", json=greedy_action_on_view(view.json), headers={**h, "If-Match": f'"{view.json["version"]}"'})
+            answers.append(r.status_code)
+            if r.status_code != 200:
+                return
+
+    player = threading.Thread(target=play)
+    player.start()
+    start.wait()
+    assert client.delete("/players/me", headers=h).status_code == 200
+    player.join(30)
+    assert answers and set(answers) <= {200, 401} and 500 not in answers
+    with store.connection() as conn:
+        (mine,) = conn.execute(
+            "SELECT count(*) FROM events WHERE match_id = %s AND actor = 'seat:0'", (mid,)
+        ).fetchone()
+    assert mine == answers.count(200)
+    assert client.get(f"/matches/{mid}", headers=h).status_code == 401
+    assert NAME not in client.get(f"/matches/{mid}/events?after=0&limit=500", headers=b).get_data(as_text=True)
+
+
+def test_a_deletion_on_one_replica_reaches_a_stream_and_the_caches_of_another(database_url, clock):  # noqa: F811
+    """Replica A deletes her; replica B, which had her match's state, views and stream
+    kept, names her no more once the deletion's notification reaches it."""
+    import time
+
+    from service.api import create_app
+    from service.store import EventStore, connect, erasure
+    from service.store.database import conninfo_of
+
+    from .conftest import UNLIMITED
+
+    apps = []
+    for _ in range(2):
+        store_ = EventStore(connect(database_url, min_size=1, max_size=6))
+        apps.append(create_app({"STORE": store_, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, "CLOCK": clock, **UNLIMITED}))
+    a, b_app = (app_.test_client() for app_ in apps)
+    services = apps[1].extensions["gin_rummy"]
+    stop = erasure.listen(conninfo_of(services.store.pool), services.erasure.forget)
+    try:
+        her, h = guest(a, NAME)
+        bob, bb = guest(a, "Bob")
+        mid = face_off(a, h, bb)
+        assert NAME in b_app.get(f"/matches/{mid}", headers=bb).get_data(as_text=True)  # B keeps the state and the view
+        assert NAME in b_app.get(f"/matches/{mid}/stream?after=0&wait=0", headers=bb).get_data(as_text=True)
+        assert b_app.get("/players/me", headers=h).status_code == 200  # and her token, found
+        assert a.delete("/players/me", headers=h).status_code == 200
+        deadline = time.monotonic() + 10
+        while b_app.get("/players/me", headers=h).status_code != 401:
+            assert time.monotonic() < deadline, "replica B still takes her token"
+            time.sleep(0.05)
+        for path in ("", "/stream?after=0&wait=0", "/events?after=0&limit=500"):
+            assert NAME not in b_app.get(f"/matches/{mid}{path}", headers=bb).get_data(as_text=True), path
+    finally:
+        stop.set()
+        for app_ in apps:
+            app_.extensions["gin_rummy"].hub.shutdown()
+            app_.extensions["gin_rummy"].store.pool.close()
