@@ -41,7 +41,8 @@ from service import feed, ratings
 from service.live import LiveHub, Presence, StreamLimits
 from service.records.signing import Signer
 from service.settings import Settings
-from service.store import EventStore, connect, database_url, erasure
+from service.store import EventStore, connect, database_url
+from service.store import erasure as erasures
 from service.store.database import Probe, conninfo_of
 from service.store.idempotency import purge_periodically
 
@@ -155,7 +156,7 @@ class Application:
             application.players.sweep_periodically(float(settings.reminder_sweep_seconds))
         if settings.webhooks is not None:
             application.webhooks.sync(settings.webhooks)
-        application.stop_listening = erasure.listen(conninfo_of(store.pool), application.erasure.forget)
+        application.stop_listening = erasures.listen(conninfo_of(store.pool), application.erasure.forget)
         if settings.webhook_senders and settings.webhook_poll_seconds > 0:
             application.stop_webhooks = application.webhooks.start()
         return application
