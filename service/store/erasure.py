@@ -23,8 +23,8 @@ The deletion (``erase``), in one transaction:
   subject), its notifications and webhook deliveries, its matchmaking tickets, the seat
   tokens of its seats; the opponents' notifications and pending deliveries name the
   pseudonym instead;
-- what was derived from the events with the name in it is dropped or scrubbed: the
-  matches' snapshots (folded again on the next load), the summaries' seats, the stored
+- what was derived from the events with the name in it is scrubbed: the matches'
+  snapshots and summaries (their seat erased as the overlay erases it), the stored
   answers of Idempotency-Keys (answered again from the events, or forgotten).
 
 What it cannot reach: a record exported before the deletion (it is out of the
@@ -123,11 +123,19 @@ def erase(conn, player_id: uuid.UUID) -> list[uuid.UUID]:
             " WHERE match_id = %s AND seats->%s ? 'name'",
             ([str(seat), "name"], Jsonb(name), [str(seat), "player"], Jsonb(str(stand_in)), match_id, seat),
         )
+        # Snapshots are states folded from the events: their seat is erased the same way.
+        conn.execute(
+            "UPDATE snapshots SET state = jsonb_set(state, %s, %s) WHERE match_id = %s AND state->'seats'->%s ? 'name'",
+            (["seats", str(seat), "name"], Jsonb(name), match_id, seat),
+        )
+        conn.execute(
+            "UPDATE snapshots SET state = jsonb_set(state, %s, %s) WHERE match_id = %s AND state->'seats'->%s ? 'player'",
+            (["seats", str(seat), "player"], Jsonb(str(stand_in)), match_id, seat),
+        )
         conn.execute("DELETE FROM seat_tokens WHERE match_id = %s AND seat = %s", (match_id, seat))
     conn.execute("DELETE FROM notifications WHERE player_id = %s", (player_id,))
     conn.execute("DELETE FROM webhook_deliveries WHERE payload->'data'->>'player' = %s", (str(player_id),))
     conn.execute("DELETE FROM matchmaking_tickets WHERE player_id = %s", (player_id,))
-    conn.execute("DELETE FROM snapshots WHERE match_id = ANY(%s)", (matches,))
     conn.execute("UPDATE idempotency_keys SET body = NULL WHERE match_id = ANY(%s) AND first_seq IS NOT NULL", (matches,))
     conn.execute("DELETE FROM idempotency_keys WHERE match_id = ANY(%s) AND body IS NOT NULL", (matches,))
     conn.execute("DELETE FROM players WHERE id = %s", (player_id,))
