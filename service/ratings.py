@@ -99,8 +99,11 @@ def rated_players(conn, match_id: UUID, who: str = "all") -> tuple[UUID, UUID] |
     if set(rows) != {0, 1} or rows[0] == rows[1]:
         return None
     if who == "signed-in":
+        # A deleted player signed in then counts as signed in: their stand-in's matches stay rated.
         signed_in = conn.execute(
-            "SELECT count(*) FROM players WHERE id = ANY(%s) AND subject IS NOT NULL", ([rows[0], rows[1]],)
+            "SELECT (SELECT count(*) FROM players WHERE id = ANY(%(ids)s) AND subject IS NOT NULL)"
+            " + (SELECT count(DISTINCT pseudonym_id) FROM erased_seats WHERE pseudonym_id = ANY(%(ids)s) AND signed_in)",
+            {"ids": [rows[0], rows[1]]},
         ).fetchone()[0]
         if signed_in != 2:
             return None

@@ -3,7 +3,9 @@
 ``erased_seats`` names, for each seat a deleted player held, the pseudonym every
 surface shows instead of the name (``pseudonym``, stable per seat) and the id that
 stands for the player from then on (``pseudonym_id``, one per deleted player, linked to
-nothing).  The events are never changed: ``match_started`` and ``seat_joined`` are read
+nothing), and whether the player was signed in by the identity provider (under
+``GIN_RUMMY_RATED_PLAYERS=signed-in`` their stand-in's matches stay rated).  The events
+are never changed: ``match_started`` and ``seat_joined`` are read
 through it (service/store/erasure.py).
 
 Revision ID: 0016
@@ -27,6 +29,7 @@ def upgrade() -> None:
             seat         smallint    NOT NULL CHECK (seat IN (0, 1)),
             pseudonym    text        NOT NULL,
             pseudonym_id uuid        NOT NULL,
+            signed_in    boolean     NOT NULL DEFAULT false,
             erased_at    timestamptz NOT NULL DEFAULT statement_timestamp(),
             PRIMARY KEY (match_id, seat)
         );

@@ -95,10 +95,13 @@ def erase(conn, player_id: uuid.UUID) -> list[uuid.UUID]:
         "SELECT match_id, seat FROM match_players WHERE player_id = %s ORDER BY match_id, seat", (player_id,)
     ).fetchall()
     matches = list(dict.fromkeys(match_id for match_id, _ in seats))
+    row = conn.execute("SELECT subject IS NOT NULL FROM players WHERE id = %s", (player_id,)).fetchone()
+    signed_in = bool(row and row[0])
     for match_id, seat in seats:
         conn.execute(
-            "INSERT INTO erased_seats (match_id, seat, pseudonym, pseudonym_id) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-            (match_id, seat, pseudonym(), stand_in),
+            "INSERT INTO erased_seats (match_id, seat, pseudonym, pseudonym_id, signed_in) VALUES (%s, %s, %s, %s, %s)"
+            " ON CONFLICT DO NOTHING",
+            (match_id, seat, pseudonym(), stand_in, signed_in),
         )
     moved = {"match_players": ["player_id"], "player_ratings": ["player_id"], "rated_opponents": ["player_id", "opponent_id"],
              "rating_history": ["player_id", "opponent_id"], "match_turns": ["player_id"]}

@@ -105,8 +105,9 @@ def test_after_a_deletion_no_surface_names_the_player_and_the_rest_stands(app, s
 
 def test_a_deletion_racing_the_players_own_actions_leaves_each_action_applied_once_or_refused(app, store):  # noqa: F811
     """Her actions race her deletion: each is answered 200 (applied, before the deletion
-    committed) or 401 (her token no longer works), never 500, and the match's events
-    are exactly the actions answered 200."""
+    committed), 401 (her token no longer works) or 403 (her token was taken a moment
+    before the deletion, her seat is no longer hers after it), never 500, and the
+    match's events are exactly the actions answered 200."""
     import threading
 
     from tests.support.matches import greedy_action_on_view
@@ -139,7 +140,7 @@ def test_a_deletion_racing_the_players_own_actions_leaves_each_action_applied_on
     start.wait()
     assert client.delete("/players/me", headers=h).status_code == 200
     player.join(30)
-    assert answers and set(answers) <= {200, 401} and 500 not in answers
+    assert answers and set(answers) <= {200, 401, 403}
     with store.connection() as conn:
         (mine,) = conn.execute(
             "SELECT count(*) FROM events WHERE match_id = %s AND actor = 'seat:0'", (mid,)
@@ -186,3 +187,32 @@ def test_a_deletion_on_one_replica_reaches_a_stream_and_the_caches_of_another(da
         for app_ in apps:
             app_.extensions["gin_rummy"].hub.shutdown()
             app_.extensions["gin_rummy"].store.pool.close()
+
+
+def test_under_signed_in_ratings_a_deleted_signed_in_players_matches_stay_rated_through_a_rebuild(store, tmp_path):
+    import uuid
+
+    from service import ratings
+
+    from .test_players import Issuer, signed_in_app
+
+    issuer = Issuer()
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps(issuer.jwks()))
+    app_ = signed_in_app(store, JWT_JWKS_FILE=str(jwks), RATED_PLAYERS="signed-in")
+    client = app_.test_client()
+    dana, eli = (bearer(issuer.token(sub=f"erased-{uuid.uuid4()}", name=name)) for name in (NAME, "Eli"))
+    eli_id = client.get("/players/me", headers=eli).json["id"]
+    client.get("/players/me", headers=dana)
+    resign(client, face_off(client, dana, eli), eli)
+    settle(client)
+    rated = client.get(f"/players/{eli_id}").json
+    assert rated["matches"] == 1
+    assert client.delete("/players/me", headers=dana).status_code == 200
+    readable(store)
+    try:
+        ratings.rebuild(store, "signed-in")
+        assert client.get(f"/players/{eli_id}").json == rated
+    finally:
+        ratings.rebuild(store, "all")  # the shared database's ratings as every other test rates them
+        app_.extensions["gin_rummy"].hub.shutdown()
