@@ -139,15 +139,25 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
     return [list(column) for column in zip(*rows)] if rows else [[] for _ in range(width)]
 
 
-def _bindings(conn, match_ids: list[UUID]) -> dict[UUID, dict[int, UUID]]:
+def _bindings(conn, match_ids: list[UUID]) -> tuple[dict[UUID, dict[int, UUID]], set[tuple[UUID, int]]]:
     """The players bound to the seats of each match (``match_players``: an imported
-    record's seats name players, but bind none), in one query.  They are written with
-    the events that bind them, so a batch's events find them all."""
+    record's seats name players, but bind none), in one query, and the seats of
+    deleted players (``erased_seats``: bound to a stand-in nobody plays, told nothing,
+    but numbered as before so that a rebuild gives every other row its id again).  They
+    are written with the events that bind them, so a batch's events find them all."""
     bound: dict[UUID, dict[int, UUID]] = {match_id: {} for match_id in match_ids}
-    rows = conn.execute("SELECT match_id, seat, player_id FROM match_players WHERE match_id = ANY(%s)", (match_ids,)).fetchall()
-    for match_id, seat, player in rows:
+    erased: set[tuple[UUID, int]] = set()
+    rows = conn.execute(
+        "SELECT p.match_id, p.seat, p.player_id,"
+        " EXISTS (SELECT FROM erased_seats e WHERE e.match_id = p.match_id AND e.seat = p.seat)"
+        " FROM match_players p WHERE p.match_id = ANY(%s)",
+        (match_ids,),
+    ).fetchall()
+    for match_id, seat, player, gone in rows:
         bound[match_id][seat] = player
-    return bound
+        if gone:
+            erased.add((match_id, seat))
+    return bound, erased
 
 
 #: Per store: the state of each match after the last event this process folded
@@ -252,7 +262,7 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     at once (pipelined), each match's state from where this process last left it."""
     states: dict[UUID, State] = {}
     last_seq: dict[UUID, int] = {}
-    bindings = _bindings(conn, list(dict.fromkeys(row[0] for row in rows)))
+    bindings, erased = _bindings(conn, list(dict.fromkeys(row[0] for row in rows)))
     folded = _folded(store)
     turns: dict[UUID, tuple[State, int]] = {}
     inserts: list[tuple] = []
@@ -287,6 +297,8 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
         if notices:
             k += 1
         for i, (seat, kind, data) in enumerate(notices):
+            if (event.match_id, seat) in erased:
+                continue  # a deleted player is told nothing (the id stays taken)
             player = bindings[event.match_id][seat]
             nid = (k << BUCKET_BITS) + i
             key = f"{kind}:{event.position}:{player}"
@@ -299,7 +311,10 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     if inserts:
         conn.execute(INSERT_MANY, _columns(inserts, 8))
     if turns:
-        rows_ = [_turn_row(match_id, state, source, bindings[match_id]) for match_id, (state, source) in turns.items()]
+        rows_ = [
+            _turn_row(match_id, state, source, {s: p for s, p in bindings[match_id].items() if (match_id, s) not in erased})
+            for match_id, (state, source) in turns.items()
+        ]
         conn.execute(SAVE_TURN, _columns(rows_, 6))
     for match_id, seq in last_seq.items():
         if match_id not in broken:

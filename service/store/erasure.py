@@ -17,8 +17,9 @@ The deletion (``erase``), in one transaction:
 
 - ``erased_seats``: a row per seat the player holds (``match_players``);
 - the read models keyed by the player are moved to the pseudonym id (the bindings, the
-  rating, its opponents and history, whose move each match waits for), so that the
-  opponents' ratings stand, and a rebuild from the events gives the same rows again;
+  rating, its opponents and history), so that the opponents' ratings stand, and a
+  rebuild from the events gives the same rows again; the feeds tell an erased seat
+  nothing (service/feed.py skips it), so whose move a match waits for names nobody;
 - the player's own rows go: the player (its name, its token's hash, its sign-in
   subject), its notifications and webhook deliveries, its matchmaking tickets, the seat
   tokens of its seats; the opponents' notifications and pending deliveries name the
@@ -104,7 +105,7 @@ def erase(conn, player_id: uuid.UUID) -> list[uuid.UUID]:
             (match_id, seat, pseudonym(), stand_in, signed_in),
         )
     moved = {"match_players": ["player_id"], "player_ratings": ["player_id"], "rated_opponents": ["player_id", "opponent_id"],
-             "rating_history": ["player_id", "opponent_id"], "match_turns": ["player_id"]}
+             "rating_history": ["player_id", "opponent_id"]}
     for table, columns in moved.items():
         for column in columns:
             conn.execute(f"UPDATE {table} SET {column} = %s WHERE {column} = %s", (stand_in, player_id))
@@ -136,6 +137,7 @@ def erase(conn, player_id: uuid.UUID) -> list[uuid.UUID]:
             (["seats", str(seat), "player"], Jsonb(str(stand_in)), match_id, seat),
         )
         conn.execute("DELETE FROM seat_tokens WHERE match_id = %s AND seat = %s", (match_id, seat))
+    conn.execute("UPDATE match_turns SET player_id = NULL WHERE player_id = %s", (player_id,))  # as the feeds fold it now
     conn.execute("DELETE FROM notifications WHERE player_id = %s", (player_id,))
     conn.execute("DELETE FROM webhook_deliveries WHERE payload->'data'->>'player' = %s", (str(player_id),))
     conn.execute("DELETE FROM matchmaking_tickets WHERE player_id = %s", (player_id,))
