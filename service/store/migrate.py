@@ -39,11 +39,11 @@ def downgrade(url: str, revision: str) -> None:
     command.downgrade(alembic_config(url), revision)
 
 
-def sqlalchemy_url(url: str) -> str:
-    """The same URL for SQLAlchemy with the psycopg 3 driver."""
+def libpq_url(url: str) -> str:
+    """The URL as libpq reads it (a SQLAlchemy-style ``postgresql+psycopg://`` too)."""
     scheme, sep, rest = url.partition("://")
-    if scheme in ("postgres", "postgresql"):
-        return f"postgresql+psycopg://{rest}"
+    if sep and scheme.startswith("postgresql+"):
+        return f"postgresql://{rest}"
     return url
 
 

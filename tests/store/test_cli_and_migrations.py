@@ -129,3 +129,21 @@ def test_upgrading_a_database_with_history_notifies_nobody_of_the_past(fresh_dat
         with store.connection() as conn:
             rows = conn.execute("SELECT kind, player_id FROM notifications ORDER BY id").fetchall()
         assert rows == [("match_ended", ann), ("match_ended", bob)]
+
+
+def test_a_database_url_naming_several_hosts_is_migrated_on_the_one_that_answers(fresh_database_url):
+    """A replicated cluster's URL lists its hosts, ``user@h1:p1,h2:p2/db``; libpq tries
+    them in turn (the first here answers nothing: a port no server listens on)."""
+    import socket
+    from urllib.parse import quote
+
+    with psycopg.connect(fresh_database_url) as conn:
+        host, port, user, db = conn.info.host, conn.info.port, conn.info.user, conn.info.dbname
+    if host.startswith("/"):
+        pytest.skip("this server listens on a socket only: the hosts of such a URL are TCP hosts")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    several = f"postgresql://{quote(user)}@127.0.0.1:{dead},{host}:{port}/{quote(db)}?target_session_attrs=read-write"
+    upgrade(several)
+    assert tables(fresh_database_url) == TABLES
