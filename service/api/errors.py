@@ -17,7 +17,7 @@ import logging
 
 import flask
 import psycopg
-from flask import Flask, Response, g, has_request_context, json, request
+from flask import Flask, Response, current_app, g, has_request_context, json, request
 from marshmallow import ValidationError
 from psycopg_pool import PoolTimeout
 from werkzeug.exceptions import HTTPException
@@ -230,6 +230,9 @@ def register_error_handlers(app: Flask) -> None:
         # Nothing was committed (a transaction that cannot reach the server cannot
         # commit); the client may retry after a moment, with the same Idempotency-Key.
         log.warning("database unavailable: %s", type(err).__name__)
+        application = current_app.extensions.get("gin_rummy")
+        if application is not None:
+            application.database_lost()
         return problem_response(
             Problem(503, "database_unavailable", "the database cannot be reached; retry shortly", headers={"Retry-After": "2"})
         )

@@ -31,8 +31,10 @@ live streams); ``create_app`` and the commands each build one.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TypedDict
@@ -121,6 +123,7 @@ class Application:
         self.erasure = Erasure(store, self.callers, self.views, self.hub, settings.rated_players, clock)
         #: Pools this application opened itself (closed by ``close``; a given store is the caller's).
         self.owned_pools = owned_pools
+        self._pools_checked = 0.0
         #: Set to stop the background rounds of pairing (started by ``build`` on pools of its own).
         self.matchmaking_rounds: threading.Event | None = None
         #: Stops this process's webhook deliveries (started by ``build`` on pools of its own).
@@ -161,6 +164,18 @@ class Application:
             application.stop_webhooks = application.webhooks.start()
         return application
 
+    def database_lost(self) -> None:
+        """A request found the database out of reach (a restart, or a failover to another
+        node): have the pools test their idle connections now, in the background, so
+        that those to the lost server are replaced before other requests take them."""
+        now = time.monotonic()
+        if now - self._pools_checked < 1.0:
+            return
+        self._pools_checked = now
+        for pool in self.owned_pools:
+            if pool is not None:
+                threading.Thread(target=_check_pool, args=(pool,), daemon=True, name="pool-check").start()
+
     def end_streams(self) -> None:
         """End every live stream (their clients reconnect, to another instance)."""
         if self.hub is not None:
@@ -179,4 +194,13 @@ class Application:
             pool.close()
 
 
+log = logging.getLogger(__name__)
+
 __all__ = ["Application", "ApplicationError", "Hooks"]
+
+
+def _check_pool(pool) -> None:
+    try:
+        pool.check()
+    except Exception as exc:  # the pool is closing, or the server is still away
+        log.info("pool check: %s", type(exc).__name__)

@@ -206,17 +206,30 @@ class Probe:
         self._lock = threading.Lock()
 
     def check(self) -> None:
-        """Return when the database answers a query; raise psycopg.Error otherwise."""
+        """Return when the database answers a query; raise psycopg.Error otherwise.
+
+        A kept connection that fails is replaced and the check tried once more at once:
+        after a failover (a multi-host URL) the old connection still points at the dead
+        primary while a new one finds the new primary."""
         with self._lock:
+            kept = self._conn is not None and not self._conn.closed
             try:
-                if self._conn is None or self._conn.closed:
-                    self._conn = psycopg.connect(
-                        self.conninfo, autocommit=True, connect_timeout=max(1, round(self.timeout)),
-                        options=f"-c statement_timeout={int(self.timeout * 1000)}",
-                    )
-                self._conn.execute("SELECT 1")
+                self._check()
             except psycopg.Error:
-                if self._conn is not None:
-                    self._conn.close()
-                self._conn = None
-                raise
+                if not kept:
+                    raise
+                self._check()
+
+    def _check(self) -> None:
+        try:
+            if self._conn is None or self._conn.closed:
+                self._conn = psycopg.connect(
+                    self.conninfo, autocommit=True, connect_timeout=max(1, round(self.timeout)),
+                    options=f"-c statement_timeout={int(self.timeout * 1000)}",
+                )
+            self._conn.execute("SELECT 1")
+        except psycopg.Error:
+            if self._conn is not None:
+                self._conn.close()
+            self._conn = None
+            raise

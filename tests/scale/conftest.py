@@ -13,13 +13,10 @@ from .cluster import Cluster, nginx_binary
 from .report import REPORT
 
 
-@pytest.fixture(scope="module")
-def cluster(request):
-    if nginx_binary() is None:
-        pytest.skip("nginx is not installed (apt-get install nginx): the scale-out tests put it in front of the instances")
-    folder = Path(tempfile.mkdtemp(prefix="gin-rummy-scale-"))
-    folder.chmod(0o755)  # nginx's workers and PostgreSQL run as other users
-    deployment = Cluster(folder)
+def running(request, deployment, folder: Path):
+    """Start ``deployment`` (anything with start, stop and logs) for a module's tests,
+    yield it, and stop it and delete ``folder`` afterwards; its logs go into the report
+    when a test of the module failed."""
     try:
         deployment.start()
     except BaseException:
@@ -33,6 +30,15 @@ def cluster(request):
         REPORT.setdefault("logs of the failed run", {})["tails"] = "\n" + deployment.logs()
     deployment.stop()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(request):
+    if nginx_binary() is None:
+        pytest.skip("nginx is not installed (apt-get install nginx): the scale-out tests put it in front of the instances")
+    folder = Path(tempfile.mkdtemp(prefix="gin-rummy-scale-"))
+    folder.chmod(0o755)  # nginx's workers and PostgreSQL run as other users
+    yield from running(request, Cluster(folder), folder)
 
 
 @pytest.fixture(scope="module")

@@ -81,3 +81,21 @@ def test_a_user_killed_before_its_exit_handlers_does_not_keep_the_embedded_serve
         assert stops(pid)
     finally:
         shutil.rmtree(folder)
+
+
+def test_the_health_probe_replaces_a_lost_connection_within_the_same_check(database_url):
+    """After a failover the probe's kept connection points at the lost primary: the
+    check does not fail once for it, it connects afresh (to whichever server answers)."""
+    import psycopg
+
+    from service.store.database import Probe
+
+    probe = Probe(database_url)
+    probe.check()
+    first = probe._conn
+    assert first is not None
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (first.info.backend_pid,))
+    probe.check()  # no psycopg.Error: the lost connection was replaced
+    assert probe._conn is not None and probe._conn is not first
+    assert probe._conn.info.backend_pid != first.info.backend_pid
