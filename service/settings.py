@@ -138,6 +138,13 @@ _INT = _marshmallow(fields.Integer(strict=False))
 _FLOAT = _marshmallow(fields.Float(allow_nan=False))
 
 
+def _seconds(value: object) -> float:
+    number = _FLOAT(value)
+    if number < 0:
+        raise ValueError("a number of seconds, 0 or more")
+    return number
+
+
 def _rate(value: object) -> Rate | None:
     return value if isinstance(value, Rate) else parse_rate(None if value is None else str(value))
 
@@ -212,6 +219,15 @@ class Settings:
     database_url: str | None = setting(
         "DATABASE_URL", _optional_text, None,
         "The PostgreSQL server (postgresql://user:password@host:5432/dbname); unset: the embedded server.",
+    )
+    replica_database_url: str | None = setting(
+        "GIN_RUMMY_REPLICA_DATABASE_URL", _optional_text, None,
+        "A standby of DATABASE_URL's primary for the heavy reads (exports, audits, hands, analyses, the leaderboard, "
+        "the lobby, finished matches' events); unset: every read is made on DATABASE_URL.",
+    )
+    replica_wait_seconds: float = setting(
+        "GIN_RUMMY_REPLICA_WAIT_SECONDS", _seconds, 1.0,
+        "How long a read waits for the standby to replay what the primary had committed before it reads the primary instead.",
     )
     data_dir: Path | None = setting(
         "GIN_RUMMY_DATA_DIR", lambda v: Path(str(v)).expanduser() if v else None, None,

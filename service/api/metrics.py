@@ -20,6 +20,11 @@
   ``delivered`` (answered 2xx), ``retried`` (another answer, or none: tried again
   later), ``failed`` (the retries' period is over); ``gin_rummy_webhook_lag_seconds``:
   from a notification to its delivery (the receiver's 2xx), per delivery.
+- ``gin_rummy_replica_reads_total{outcome}``: reads meant for the standby of
+  ``GIN_RUMMY_REPLICA_DATABASE_URL``: ``replica`` (made there), ``behind`` (it had not
+  caught up in time: made on the primary), ``failed`` (it failed the read: made again on
+  the primary), ``skipped`` (made on the primary, the standby having just failed one);
+  ``gin_rummy_replica_wait_seconds``: how long a read waited for the standby to catch up.
 
 Several gunicorn workers: with ``PROMETHEUS_MULTIPROC_DIR`` set (to an empty, writable
 directory) before prometheus_client is imported, every worker writes its counts there
@@ -91,6 +96,14 @@ WEBHOOK_LAG = Histogram(
     "Seconds from a notification to its webhook's delivery.",
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 1800.0, 3600.0, 6 * 3600.0, 24 * 3600.0),
 )
+REPLICA_READS = Counter(
+    "gin_rummy_replica_reads", "Reads meant for the standby, by outcome (replica, behind, failed, skipped).", ["outcome"]
+)
+REPLICA_WAIT = Histogram(
+    "gin_rummy_replica_wait_seconds",
+    "Seconds a read waited for the standby to replay what the primary had committed.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
 
 
 class MetricsHooks(Hooks):
@@ -109,6 +122,11 @@ class MetricsHooks(Hooks):
         WEBHOOK_ATTEMPTS.labels(outcome).inc()
         if lag is not None:
             WEBHOOK_LAG.observe(lag)
+
+    def replica_read(self, outcome: str, waited: float) -> None:
+        REPLICA_READS.labels(outcome).inc()
+        if outcome in ("replica", "behind"):
+            REPLICA_WAIT.observe(waited)
 
 
 HOOKS = MetricsHooks()

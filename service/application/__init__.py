@@ -24,6 +24,7 @@ this layer knows of requests, and nothing here knows of HTTP.  Each use case ope
   process's deliverer
 - ``play``: the deals and the computer's turns between a person's moves
 - ``tokens``: every token's format, hash and parse
+- ``reads``: where the heavy reads are made (a standby once caught up, else the primary)
 
 ``Application.build(settings)`` composes them on a store (and, serving, on a hub of
 live streams); ``create_app`` and the commands each build one.
@@ -47,6 +48,7 @@ from service.store import EventStore, connect, database_url
 from service.store import erasure as erasures
 from service.store.database import Probe, conninfo_of
 from service.store.idempotency import purge_periodically
+from service.store.replica import Replica
 
 from .actions import Actions
 from .callers import Callers
@@ -60,12 +62,15 @@ from .matchmaking import Matchmaking, pair_periodically
 from .personal import PersonalData
 from .play import Play, system_clock
 from .players import Players
+from .reads import Reads
 from .records import Records
 from .retries import Retries
 from .signin import verifier_of
 from .streams import Streams
 from .views import Views
 from .webhooks import Webhooks
+
+log = logging.getLogger(__name__)
 
 
 class _Options(TypedDict, total=False):
@@ -82,6 +87,7 @@ class Application:
         store: EventStore,
         *,
         reader: EventStore | None = None,
+        replica: Replica | None = None,
         hooks: Hooks | None = None,
         clock: Callable[[], datetime] = system_clock,
         deal_rng: random.Random | None = None,
@@ -104,18 +110,24 @@ class Application:
         self.play = Play(store, hooks, clock, deal_rng, feed.Folder(store, after=self.webhooks.deliverer.wake))
         self.costs = Costs(store, settings)
         retries = Retries(settings.retry_secret)
-        self.matches = MatchService(store, self.callers, self.views, self.play, retries, self.costs)
+        #: Where the heavy reads are made: a standby of ``replica`` once caught up, else the primary.
+        self.reads = Reads(store, replica)
+        self.matches = MatchService(store, self.callers, self.views, self.play, retries, self.costs, self.reads)
         self.matchmaking = Matchmaking(
             store, self.callers, self.matches, retries, clock, poll_seconds=settings.matchmaking_poll_seconds,
             rated_players=settings.rated_players,
         )
-        self.actions = Actions(store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players))
+        self.actions = Actions(
+            store, self.callers, self.views, self.play, ratings.Folder(store, settings.rated_players), self.reads
+        )
         self.streams = Streams(store, self.callers, self.hub, hooks, settings.stream_heartbeat_seconds)
-        self.coaching = Coaching(store, self.callers, self.play, self.costs)
-        self.records = Records(store, self.callers, self.views, self.matches, self.play, self.signer, self.costs)
+        self.coaching = Coaching(store, self.callers, self.play, self.costs, self.reads)
+        self.records = Records(
+            store, self.callers, self.views, self.matches, self.play, self.signer, self.costs, self.reads
+        )
         self.players = Players(
             store, self.callers, self.costs, settings.rated_players, settings.leaderboard_min_opponents,
-            clock=clock, reminder_before=settings.reminder_before_seconds,
+            clock=clock, reminder_before=settings.reminder_before_seconds, reads=self.reads,
         )
         self.personal = PersonalData(
             store, self.callers, self.players, self.records, timedelta(seconds=settings.matchmaking_poll_seconds), clock
@@ -136,23 +148,26 @@ class Application:
         cls, settings: Settings, *, store: EventStore | None = None, hooks: Hooks | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> Application:
-        """The application on ``store``, or on the database of the settings (then with
-        pools of its own, the hourly purge of old Idempotency-Key answers, the rounds of
+        """The application on ``store`` (and the standby of the settings, if any), or on
+        the database of the settings (then with pools of its own, the hourly purge of old Idempotency-Key answers, the rounds of
         pairing, the reminders' sweep, the endpoints of ``GIN_RUMMY_WEBHOOKS`` and the
         webhooks' deliveries)."""
         options: _Options = {"hooks": hooks}
         if clock is not None:
             options["clock"] = clock
         if store is not None:
-            return cls(settings, store, **options)
+            replica = _replica(settings, store, hooks)
+            return cls(settings, store, replica=replica, owned_pools=(replica.pool,) if replica else (), **options)
         url = database_url(settings)
         store = EventStore(connect(url))
         # Streams read through a small pool of their own: a crowd of them catching up
         # never takes the connections that actions need.
         reader = EventStore(connect(url, min_size=1, max_size=4), cache_size=0)
+        replica = _replica(settings, store, hooks)
         if settings.idempotency_purge_seconds:
             purge_periodically(store.pool, every=float(settings.idempotency_purge_seconds))
-        application = cls(settings, store, reader=reader, owned_pools=(store.pool, reader.pool), **options)
+        pools = (store.pool, reader.pool, *([replica.pool] if replica else []))
+        application = cls(settings, store, reader=reader, replica=replica, owned_pools=pools, **options)
         if settings.matchmaking_round_seconds:
             application.matchmaking_rounds = pair_periodically(application.matchmaking, float(settings.matchmaking_round_seconds))
         if settings.reminder_sweep_seconds:
@@ -194,9 +209,17 @@ class Application:
             pool.close()
 
 
-log = logging.getLogger(__name__)
-
 __all__ = ["Application", "ApplicationError", "Hooks"]
+
+
+def _replica(settings: Settings, store: EventStore, hooks: Hooks | None) -> Replica | None:
+    """The standby of ``GIN_RUMMY_REPLICA_DATABASE_URL`` for ``store``'s heavy reads (unset: None)."""
+    if not settings.replica_database_url or store.pool is None:
+        return None
+    return Replica(
+        connect(settings.replica_database_url), store, wait_seconds=settings.replica_wait_seconds,
+        report=(hooks or Hooks()).replica_read,
+    )
 
 
 def _check_pool(pool) -> None:

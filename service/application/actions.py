@@ -38,6 +38,7 @@ from service.store import (
 from .callers import Caller, Callers
 from .errors import Conflict, VersionMismatch
 from .play import Play
+from .reads import Reads
 from .retries import check_reuse
 from .unit_of_work import UnitOfWork
 from .views import SeatAnswer, Views, dumps, event_json
@@ -65,8 +66,12 @@ def fingerprint_of(command: Mapping[str, Any], expected: int | None) -> str:
 
 
 class Actions:
-    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play, folder: ratings.Folder):
+    def __init__(
+        self, store: EventStore, callers: Callers, views: Views, play: Play, folder: ratings.Folder,
+        reads: Reads | None = None,
+    ):
         self.store = store
+        self.reads = reads or Reads(store)
         self.callers = callers
         self.views = views
         self.play = play
@@ -169,13 +174,12 @@ class Actions:
         """The events after ``after``, at most ``limit``, redacted for the caller."""
         with UnitOfWork(self.store) as uow:
             caller = self.callers.for_match(uow, token, match_id, asked_seat)
-            events = self.store.read(match_id, after=after, limit=limit + 1, conn=uow.conn)
-            # With no events after ``after``, the match was at ``after`` at most when read
-            # (the summary, read next, may be newer: its events would be missed).
-            if events:
-                version = events[min(len(events), limit) - 1].seq
-            else:
-                version = min(after, self.store.summary(match_id, conn=uow.conn).version)
+            # A finished match's events no longer change: a standby may read them.
+            finished = self.reads.replica is not None and self.store.summary(match_id, conn=uow.conn).status == "finished"
+            if not finished:
+                events, version = self._events(uow, match_id, after, limit)
+        if finished:
+            events, version = self.reads.run(lambda uow: self._events(uow, match_id, after, limit))
         more = len(events) > limit
         body = {
             "match_id": str(match_id),
@@ -184,3 +188,12 @@ class Actions:
             "next_after": version if more else None,
         }
         return EventsPage(body, version)
+
+    def _events(self, uow: UnitOfWork, match_id: uuid.UUID, after: int, limit: int) -> tuple[list[StoredEvent], int]:
+        """Up to ``limit + 1`` events after ``after``, and the version they were read at."""
+        events = self.store.read(match_id, after=after, limit=limit + 1, conn=uow.conn)
+        # With no events after ``after``, the match was at ``after`` at most when read
+        # (the summary, read next, may be newer: its events would be missed).
+        if events:
+            return events, events[min(len(events), limit) - 1].seq
+        return events, min(after, self.store.summary(match_id, conn=uow.conn).version)

@@ -29,6 +29,7 @@ from .callers import Caller, Callers
 from .costs import Costs, Payer
 from .errors import Conflict, Forbidden, HiddenUntilOver
 from .play import Play
+from .reads import Reads
 from .records import hand_not_found, match_events
 from .unit_of_work import UnitOfWork
 
@@ -45,11 +46,12 @@ class Hint:
 
 
 class Coaching:
-    def __init__(self, store: EventStore, callers: Callers, play: Play, costs: Costs):
+    def __init__(self, store: EventStore, callers: Callers, play: Play, costs: Costs, reads: Reads | None = None):
         self.store = store
         self.callers = callers
         self.play = play
         self.costs = costs
+        self.reads = reads or Reads(store)
 
     def hint(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> Hint:
         """A hint for the caller's seat, the seat to act (IllegalMoveError ``hints_off``,
@@ -123,7 +125,7 @@ class Coaching:
     def _hands(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> tuple[Caller, list[dict], dict[int, bool]]:
         with UnitOfWork(self.store) as uow:
             caller = self.callers.for_match(uow, token, match_id, asked_seat)
-            events = match_events(self.store, uow, match_id)
+        events = self.reads.run(lambda uow: match_events(self.store, uow, match_id))
         hands = split_hands(events)
         return caller, events, {n: hand_is_over(h) for n, h in enumerate(hands, start=1)}
 
@@ -133,8 +135,7 @@ class Coaching:
         """Each hand's decisions: kept ones (hands over) read, the others computed
         (a heavy job, charged to ``payer``), and those of hands over kept."""
         finished = [n for n in numbers if over[n]]
-        with UnitOfWork(self.store) as uow:
-            out = kept.analyses(uow.conn, match_id, BOTS_VERSION, finished) if finished else {}
+        out = self.reads.run(lambda uow: kept.analyses(uow.conn, match_id, BOTS_VERSION, finished)) if finished else {}
         missing = {n for n in numbers if n not in out}
         if missing:
             # Seconds of CPU for a long match: off the event loop, within the payer's budget.

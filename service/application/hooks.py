@@ -5,7 +5,9 @@ successful append (``by`` is "person" or "computer"), ``bot_decided`` once per m
 computer chooses, with the seconds it took, ``stream_refused`` once per live stream
 refused for a limit (``scope``: token, client address, process), ``webhook_attempted``
 once per webhook attempt (``outcome``: delivered, retried, failed; ``lag``: for a
-delivery, the seconds since its notification was made).
+delivery, the seconds since its notification was made), ``replica_read`` once per read
+meant for a standby (``outcome``: ``service.store.replica.OUTCOMES``; ``waited``: the
+seconds it waited for the standby to catch up).
 """
 
 from __future__ import annotations
@@ -22,4 +24,7 @@ class Hooks:
         pass
 
     def webhook_attempted(self, outcome: str, lag: float | None) -> None:
+        pass
+
+    def replica_read(self, outcome: str, waited: float) -> None:
         pass

@@ -43,6 +43,7 @@ from .callers import Callers
 from .costs import Costs, seconds
 from .errors import Conflict, Forbidden, Invalid, NoRematch, RateLimited, SeatTaken
 from .play import Play
+from .reads import Reads
 from .retries import Retries
 from .unit_of_work import UnitOfWork
 from .views import Views, public_seats, view_for
@@ -130,8 +131,12 @@ def rematch_seat(seat: dict) -> dict:
 
 
 class MatchService:
-    def __init__(self, store: EventStore, callers: Callers, views: Views, play: Play, retries: Retries, costs: Costs):
+    def __init__(
+        self, store: EventStore, callers: Callers, views: Views, play: Play, retries: Retries, costs: Costs,
+        reads: Reads | None = None,
+    ):
         self.store = store
+        self.reads = reads or Reads(store)
         self.callers = callers
         self.views = views
         self.play = play
@@ -430,8 +435,7 @@ class MatchService:
     # --- listing ------------------------------------------------------------------------
 
     def lobby(self, limit: int, offset: int) -> Page:
-        with UnitOfWork(self.store) as uow:
-            rows = online.lobby(uow.conn, limit=limit + 1, offset=offset, max_age=LOBBY_MAX_AGE)
+        rows = self.reads.run(lambda uow: online.lobby(uow.conn, limit=limit + 1, offset=offset, max_age=LOBBY_MAX_AGE))
         items = [
             {
                 "id": str(row.match_id),

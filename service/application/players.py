@@ -26,6 +26,7 @@ from .costs import Costs
 from .errors import NotFound
 from .matches import Page
 from .play import system_clock
+from .reads import Reads
 from .unit_of_work import UnitOfWork
 from .views import public_seats, status_of
 
@@ -67,9 +68,10 @@ def player_not_found(player: object) -> NotFound:
 class Players:
     def __init__(
         self, store: EventStore, callers: Callers, costs: Costs, rated_players: str = "all", min_opponents: int = 3, *,
-        clock: Callable[[], datetime] = system_clock, reminder_before: float = 12 * 3600.0,
+        clock: Callable[[], datetime] = system_clock, reminder_before: float = 12 * 3600.0, reads: Reads | None = None,
     ):
         self.store = store
+        self.reads = reads or Reads(store)
         self.clock = clock
         #: How long before a deadline a player is reminded of a move (``feed.sweep``).
         self.reminder_before = timedelta(seconds=reminder_before)
@@ -184,12 +186,11 @@ class Players:
         return Page(items, str(rows[limit - 1].position) if len(rows) > limit else None)
 
     def leaderboard(self, limit: int, offset: int) -> Page:
-        ratings.catch_up_quietly(self.store, self.rated_players)
-        with UnitOfWork(self.store) as uow:
-            rows = store_players.leaderboard(
-                uow.conn, min_matches=LEADERBOARD_MIN_MATCHES, max_deviation=ratings.ESTABLISHED_DEVIATION,
-                min_opponents=self.min_opponents, limit=limit + 1, offset=offset,
-            )
+        ratings.catch_up_quietly(self.store, self.rated_players)  # folds and writes: on the primary
+        rows = self.reads.run(lambda uow: store_players.leaderboard(
+            uow.conn, min_matches=LEADERBOARD_MIN_MATCHES, max_deviation=ratings.ESTABLISHED_DEVIATION,
+            min_opponents=self.min_opponents, limit=limit + 1, offset=offset,
+        ))
         items = [
             {"rank": offset + i + 1, **profile_json(row.player_id, row.name, row.rating)} for i, row in enumerate(rows[:limit])
         ]

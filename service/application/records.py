@@ -57,6 +57,7 @@ from .costs import Costs, Payer
 from .errors import ApplicationError, Forbidden, HiddenUntilOver, Invalid, NotFound
 from .matches import MatchService
 from .play import Play
+from .reads import Reads
 from .unit_of_work import UnitOfWork
 from .views import Views
 
@@ -138,9 +139,10 @@ def full_state(state: State) -> dict:
 class Records:
     def __init__(
         self, store: EventStore, callers: Callers, views: Views, matches: MatchService, play: Play, signer: Signer,
-        costs: Costs,
+        costs: Costs, reads: Reads | None = None,
     ):
         self.store = store
+        self.reads = reads or Reads(store)
         self.callers = callers
         self.views = views
         self.matches = matches
@@ -152,13 +154,17 @@ class Records:
 
     def record_of(self, match_id: uuid.UUID, *, signed: bool = True, uow: UnitOfWork | None = None) -> tuple[dict, State]:
         """The record of a match (MatchNotFound if there is none) and its final state;
-        signed by this service unless ``signed`` is false."""
-        with UnitOfWork(self.store) if uow is None else _same(uow) as work:
+        signed by this service unless ``signed`` is false.  Read in ``uow``, else where
+        heavy reads are made (``Reads``)."""
+
+        def read(work: UnitOfWork) -> tuple[list[dict], Provenance]:
             # As stored: an imported record's older schema versions are exported as they came.
             events = [stored_event_json(e) for e in self.store.read(match_id, raw=True, conn=work.conn)]
             if not events:
                 raise MatchNotFound(match_id)
-            where = provenance_of(work.conn, match_id)
+            return events, provenance_of(work.conn, match_id)
+
+        events, where = self.reads.run(read) if uow is None else read(uow)
         state = fold(upcast_events(events))
         record = build_record(str(match_id), state, events)
         computer = any(seat.get("kind") == "computer" for seat in state.seats)
@@ -184,7 +190,7 @@ class Records:
             # Refused before every event is read: the state is a snapshot and a few events.
             if not caller.is_operator and not self.store.load(match_id, conn=uow.conn).finished:
                 raise HiddenUntilOver("the record of an unfinished match")
-            return self.record_of(match_id, uow=uow)
+        return self.record_of(match_id)
 
     def export_every(self, token: str, status: str | None) -> Iterator[dict]:
         """Every match's record, for the operator only (checked before the first is read)."""
@@ -279,7 +285,7 @@ class Records:
     def _read(self, token: str, match_id: uuid.UUID, asked_seat: str | None) -> tuple[Caller, list[dict]]:
         with UnitOfWork(self.store) as uow:
             caller = self.callers.for_match(uow, token, match_id, asked_seat)
-            return caller, match_events(self.store, uow, match_id)
+        return caller, self.reads.run(lambda uow: match_events(self.store, uow, match_id))
 
     def state_at(self, token: str, match_id: uuid.UUID, asked_seat: str | None, version: int | None) -> tuple[dict, int]:
         """The full state at ``version`` (default: the last)."""
@@ -313,18 +319,6 @@ class Records:
             # Refused before every event is read: the state is a snapshot and a few events.
             if not caller.is_operator and not self.store.load(match_id, conn=uow.conn).finished:
                 raise HiddenUntilOver("the audit of an unfinished match")
-            events = match_events(self.store, uow, match_id)
+        events = self.reads.run(lambda uow: match_events(self.store, uow, match_id))
         return {"match_id": str(match_id), **audit(events)}, len(events)
 
-
-class _same:
-    """A unit of work already open, used as a context without closing it."""
-
-    def __init__(self, uow: UnitOfWork):
-        self.uow = uow
-
-    def __enter__(self) -> UnitOfWork:
-        return self.uow
-
-    def __exit__(self, *exc: object) -> None:
-        pass

@@ -153,3 +153,18 @@ class Immediate(UnitOfWork):
             write._apply(self.conn)
             if isinstance(write, Appended):
                 self.appended += write.events
+
+
+class ReadOnly(UnitOfWork):
+    """A unit of work that only reads, on a connection given (a standby's: ``Reads``).
+    Staging a write is a mistake in the use case, refused at once."""
+
+    def __init__(self, store: EventStore, conn: psycopg.Connection):
+        super().__init__(store)
+        self._conn = conn
+
+    def append(self, match_id, expected_version: int, events: Sequence[Event | dict], **options: Any) -> Appended:
+        raise TypeError("a read-only unit of work writes nothing")
+
+    def write(self, run: Callable[[psycopg.Connection], T], *, alone: bool = False) -> Staged[T]:
+        raise TypeError("a read-only unit of work writes nothing")

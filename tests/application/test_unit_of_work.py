@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from service.application.tokens import hash_token
-from service.application.unit_of_work import UnitOfWork
+from service.application.unit_of_work import ReadOnly, UnitOfWork
 from service.engine import State, decide, fold
 from service.store import MatchNotFound, save_seat_tokens, seat_of_token
 
@@ -76,3 +76,20 @@ def test_a_unit_that_only_reads_takes_one_connection_and_gives_it_back(store):
         assert first.execute("SELECT 1").fetchone() == (1,)
     assert store.pool.get_stats().get("requests_num", 0) == before + 1
     assert first.info.transaction_status.name == "IDLE"
+
+
+def test_a_read_only_unit_reads_on_its_connection_and_refuses_to_stage_a_write(store):
+    match_id, events, state = started()
+    with UnitOfWork(store) as uow:
+        uow.append(match_id, 0, events, actor="system", state=state)
+        uow.commit()
+    with store.connection() as conn:
+        reading = ReadOnly(store, conn)
+        assert reading.conn is conn
+        assert store.load(match_id, conn=reading.conn).version == 1
+        with pytest.raises(TypeError):
+            reading.append(match_id, 1, events)
+        with pytest.raises(TypeError):
+            reading.write(lambda c: save_seat_tokens(c, match_id, {1: hash_token("t1")}))
+    with store.connection() as conn:
+        assert seat_of_token(conn, match_id, hash_token("t1")) is None

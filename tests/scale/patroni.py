@@ -247,11 +247,13 @@ class Replicated:
     """etcd, three Patroni nodes, and (``serve``) three service instances behind nginx."""
 
     def __init__(self, folder: Path, *, synchronous: bool = True, nodes: int = 3, instances: int = 3,
-                 workers: int = 2, env: dict | None = None):
+                 workers: int = 2, env: dict | None = None, replica_reads: bool = False):
         self.folder = folder
         self.synchronous = synchronous
         self.etcd = Etcd(folder)
         self.nodes = [Node(f"pg{n}", folder, self.etcd, synchronous) for n in range(nodes)]
+        if replica_reads:  # the instances' heavy reads on a standby
+            env = {**(env or {}), "GIN_RUMMY_REPLICA_DATABASE_URL": self.replica_url}
         self.instances = [Instance(f"instance-{n}", folder, self.database_url, workers=workers, env=env)
                           for n in range(instances)]
         self.nginx = Nginx(folder, self.instances) if instances else None
@@ -286,9 +288,11 @@ class Replicated:
     def synchronous_standbys(self) -> list[str]:
         return [m["name"] for m in self.members() if m.get("role") == "sync_standby" and m.get("state") in STREAMING]
 
-    def healthy(self, *, standbys: int = 2) -> Node | None:
-        """The leader, once it takes writes and ``standbys`` standbys stream from it
-        (one of them synchronous, in synchronous mode); else None."""
+    def healthy(self, *, standbys: int | None = None) -> Node | None:
+        """The leader, once it takes writes and ``standbys`` standbys (by default every
+        other node) stream from it (one of them synchronous, in synchronous mode); else None."""
+        if standbys is None:
+            standbys = len(self.nodes) - 1
         leader = self.leader()
         if leader is None:
             return None
@@ -306,7 +310,7 @@ class Replicated:
             return None
         return leader
 
-    def wait_healthy(self, timeout: float = 90, standbys: int = 2) -> Node:
+    def wait_healthy(self, timeout: float = 90, standbys: int | None = None) -> Node:
         return wait_for(lambda: self.healthy(standbys=standbys), timeout, "a leader and its standbys", interval=0.2)
 
     def switchover(self) -> tuple[Node, str]:
@@ -318,6 +322,19 @@ class Replicated:
         status, body = leader.rest("/switchover", "POST", {"leader": leader.name, "candidate": candidate}, timeout=60)
         assert status == 200, (status, body)
         return leader, candidate
+
+    def maintenance(self, on: bool) -> None:
+        """Patroni's maintenance mode: it leaves PostgreSQL alone (otherwise it resumes
+        a standby's paused replay within a loop)."""
+        leader = self.wait_healthy()
+        status, body = leader.rest("/config", "PATCH", {"pause": on})
+        assert status == 200, (status, body)
+
+        def applied():
+            status, body = leader.rest("/cluster")
+            return status == 200 and bool(body.get("pause", False)) == on
+
+        wait_for(applied, 30, f"maintenance mode {'on' if on else 'off'}", interval=0.1)
 
     # Start and stop ----------------------------------------------------------------
 

@@ -17,6 +17,7 @@ order.  The seconds without writes after each fault are reported.
 from __future__ import annotations
 
 import http.client
+import re
 import tempfile
 import threading
 import time
@@ -26,7 +27,7 @@ import psycopg
 import pytest
 
 from .checks import check_all
-from .client import LOOPBACK, Ledger, Routes, bearer
+from .client import LOOPBACK, Ledger, Routes, bearer, call
 from .cluster import nginx_binary
 from .conftest import running
 from .patroni import Replicated, available, wait_writable
@@ -37,6 +38,7 @@ pytestmark = pytest.mark.scale
 
 SEED = 20_261_202
 CLIENTS = 16
+OPERATOR = "failover-operator"
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,10 @@ def replicated(request):
     if missing or nginx_binary() is None:
         pytest.skip(missing or "nginx is not installed")
     folder = Path(tempfile.mkdtemp(prefix="gin-rummy-failover-"))
-    deployment = Replicated(folder, synchronous=True, env={"GIN_RUMMY_STREAM_HEARTBEAT_SECONDS": "1"})
+    deployment = Replicated(
+        folder, synchronous=True, replica_reads=True,
+        env={"GIN_RUMMY_STREAM_HEARTBEAT_SECONDS": "1", "GIN_RUMMY_OPERATOR_TOKEN": OPERATOR},
+    )
     yield from running(request, deployment, folder)
 
 
@@ -98,6 +103,72 @@ def seconds_until_acknowledged(ledger: Ledger, since: int, timeout: float = 60) 
         assert time.monotonic() - started < timeout, "no action acknowledged after the fault"
         time.sleep(0.02)
     return time.monotonic() - started
+
+
+def replica_reads(deployment: Replicated, outcome: str) -> float:
+    """``gin_rummy_replica_reads_total{outcome}`` summed over the instances."""
+    total = 0.0
+    pattern = re.compile(rf'^gin_rummy_replica_reads_total{{outcome="{outcome}"}} (\S+)$', re.M)
+    for instance in deployment.instances:
+        answer = call(instance.port, "GET", "/metrics")
+        assert answer.status == 200, answer.describe()
+        total += sum(float(v) for v in pattern.findall(answer.body.decode()))
+    return total
+
+
+def resigned_match(port: int) -> tuple[str, dict]:
+    """A two-people match with a draw and a discard, then resigned; (its id, a seat's headers)."""
+    created = call(port, "POST", "/matches", {"seats": [{"name": "Ann"}, {"name": "Bob"}]})
+    assert created.status == 201, created.describe()
+    match_id = created.json["id"]
+    seats = [bearer(seat["token"]) for seat in created.json["seats"]]
+    for _ in range(2):
+        for headers in seats:
+            view = call(port, "GET", f"/matches/{match_id}", headers=headers).json
+            plays = [a for a in view["legal_actions"] if a["type"] not in ("resign", "claim_timeout", "abort")]
+            if plays:
+                played = call(port, "POST", f"/matches/{match_id}/actions", plays[0], headers)
+                assert played.status == 200, played.describe()
+    resigned = call(port, "POST", f"/matches/{match_id}/actions", {"type": "resign"}, seats[0])
+    assert resigned.status == 200, resigned.describe()
+    return match_id, seats[1]
+
+
+def test_reads_meant_for_a_standby_behind_wait_for_it_then_read_the_primary(replicated):
+    """With replay paused on every standby, a match finished since is read whole (from
+    the primary, after the wait); once replay resumes, from the standby again."""
+    port = replicated.nginx.port
+    leader = replicated.wait_healthy()
+    standbys = [node for node in replicated.nodes if node is not leader]
+    resigned_match(port)  # the instances' standby connections are made and used
+    behind, on_standby = replica_reads(replicated, "behind"), replica_reads(replicated, "replica")
+    replicated.maintenance(True)
+    for node in standbys:
+        with psycopg.connect(node.admin_url, autocommit=True) as conn:
+            conn.execute("SELECT pg_wal_replay_pause()")
+    try:
+        match_id, seat = resigned_match(port)
+        started = time.monotonic()
+        audit = call(port, "GET", f"/matches/{match_id}/audit", headers=seat)
+        waited = time.monotonic() - started
+        assert audit.status == 200, audit.describe()
+        events = call(port, "GET", f"/matches/{match_id}/events", headers=seat)
+        assert events.status == 200 and events.json["events"][-1]["type"] == "match_ended", events.describe()
+        exported = call(port, "GET", f"/matches/{match_id}/export", headers=seat)
+        assert exported.status == 200 and exported.json["events"][-1]["type"] == "match_ended", exported.describe()
+        assert waited >= 1.0  # GIN_RUMMY_REPLICA_WAIT_SECONDS, the default
+        assert replica_reads(replicated, "behind") == behind + 3
+        note("replica reads", **{"paused standby: a read answered by the primary after (s)": f"{waited:.2f}"})
+    finally:
+        for node in standbys:
+            with psycopg.connect(node.admin_url, autocommit=True) as conn:
+                conn.execute("SELECT pg_wal_replay_resume()")
+        replicated.maintenance(False)
+    started = time.monotonic()
+    audit = call(port, "GET", f"/matches/{match_id}/audit", headers=seat)
+    assert audit.status == 200 and time.monotonic() - started < 1.0, audit.describe()
+    assert replica_reads(replicated, "replica") >= on_standby + 1
+    assert replica_reads(replicated, "behind") == behind + 3
 
 
 def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(replicated):
