@@ -222,7 +222,7 @@ class Settings:
     )
     replica_database_url: str | None = setting(
         "GIN_RUMMY_REPLICA_DATABASE_URL", _optional_text, None,
-        "A standby of DATABASE_URL's primary for the heavy reads (exports, audits, hands, analyses, the leaderboard, "
+        "A standby of DATABASE_URL's primary for the heavy reads (exports, audits, hands, past states, analyses, the leaderboard, "
         "the lobby, finished matches' events); unset: every read is made on DATABASE_URL.",
     )
     replica_wait_seconds: float = setting(
