@@ -62,6 +62,18 @@ def _chown(path: Path):
     os.chown(path, uid, gid)
 
 
+def _end(process: subprocess.Popen | None, patience: float) -> None:
+    """Stop ``process`` with SIGTERM, and SIGKILL when it takes longer than ``patience`` seconds."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(patience)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(5)
+
+
 class Etcd:
     def __init__(self, folder: Path):
         self.folder = folder / "etcd"
@@ -95,13 +107,7 @@ class Etcd:
         wait_for(healthy, 30, "etcd", interval=0.1)
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        _end(self.process, 10)
 
 
 PATRONI_YML = """\
@@ -228,13 +234,7 @@ class Node:
         return f"postgresql://postgres@{LOOPBACK}:{self.pg_port}/postgres"
 
     def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        _end(self.process, 30)
         pid = self.postmaster_pid()
         if pid is not None:
             try:

@@ -97,12 +97,12 @@ def acknowledged(ledger: Ledger) -> int:
         return ledger.counts["actions"]
 
 
-def seconds_until_acknowledged(ledger: Ledger, since: int, timeout: float = 60) -> float:
+def wait_until_acknowledged(ledger: Ledger, since: int, timeout: float = 60) -> None:
+    """Return once a client action beyond the ``since``-th is acknowledged."""
     started = time.monotonic()
     while acknowledged(ledger) <= since:
         assert time.monotonic() - started < timeout, "no action acknowledged after the fault"
         time.sleep(0.02)
-    return time.monotonic() - started
 
 
 def replica_reads(deployment: Replicated, outcome: str) -> float:
@@ -195,7 +195,7 @@ def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(repli
                 leader.kill_postmaster()
                 victim = leader.name
             writable = time.monotonic() - started + wait_writable(replicated.database_url)
-            seconds_until_acknowledged(ledger, acknowledged(ledger))
+            wait_until_acknowledged(ledger, acknowledged(ledger))
             faults[fault] = {
                 "node": victim,
                 "seconds_until_the_database_took_writes": round(writable, 2),
