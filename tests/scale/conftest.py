@@ -54,7 +54,7 @@ def routes(cluster):
 def pytest_terminal_summary(terminalreporter):
     if not REPORT:
         return
-    terminalreporter.write_sep("=", "scale-out: three instances behind nginx, one PostgreSQL")
+    terminalreporter.write_sep("=", "scale tests: instances behind nginx, on one PostgreSQL or a replicated one")
     for section, values in REPORT.items():
         terminalreporter.write_line(f"{section}:")
         for name, value in values.items():

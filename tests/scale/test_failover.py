@@ -17,6 +17,7 @@ order.  The seconds without writes after each fault are reported.
 from __future__ import annotations
 
 import http.client
+import json
 import re
 import tempfile
 import threading
@@ -26,30 +27,46 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from tests.support.webhooks import SECRET, Receiver
+
 from .checks import check_all
 from .client import LOOPBACK, Ledger, Routes, bearer, call
-from .cluster import nginx_binary
+from .cluster import nginx_binary, wait_for
 from .conftest import running
 from .patroni import Replicated, available, wait_writable
 from .report import note
+from .test_matchmaking_scale import make_players
 from .test_scale_out import Background, players
+from .test_webhooks_scale import UNLIMITED, Progress, check_your_moves, make_match, play_all
 
 pytestmark = pytest.mark.scale
 
 SEED = 20_261_202
 CLIENTS = 16
 OPERATOR = "failover-operator"
+WEBHOOK_MATCHES = 16
 
 
 @pytest.fixture(scope="module")
-def replicated(request):
+def receiver():
+    with Receiver() as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def replicated(request, receiver):
     missing = available()
     if missing or nginx_binary() is None:
         pytest.skip(missing or "nginx is not installed")
     folder = Path(tempfile.mkdtemp(prefix="gin-rummy-failover-"))
+    hooks = json.dumps([{"url": receiver.url, "secret": SECRET, "kinds": ["your_move"]}])
     deployment = Replicated(
         folder, synchronous=True, replica_reads=True,
-        env={"GIN_RUMMY_STREAM_HEARTBEAT_SECONDS": "1", "GIN_RUMMY_OPERATOR_TOKEN": OPERATOR},
+        env={
+            **UNLIMITED, "GIN_RUMMY_STREAM_HEARTBEAT_SECONDS": "1", "GIN_RUMMY_OPERATOR_TOKEN": OPERATOR,
+            "GIN_RUMMY_WEBHOOKS": hooks, "GIN_RUMMY_WEBHOOK_FIRST_RETRY_SECONDS": "0.2",
+            "GIN_RUMMY_WEBHOOK_POLL_SECONDS": "0.2",
+        },
     )
     yield from running(request, deployment, folder)
 
@@ -230,3 +247,33 @@ def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(repli
         stream_reconnections=sum(w.reconnects for w in watchers.values()),
         events_checked=checked["events"],
     )
+
+
+def test_the_webhooks_continue_where_they_stopped_after_the_primary_is_killed(replicated, receiver):
+    """Players' matches played while the primary's postmaster is killed: every
+    ``your_move`` the rules owe arrives once (after dedupe by webhook-id), signed."""
+    port = replicated.nginx.port
+    replicated.wait_healthy()
+    people = make_players(replicated.database_url, 2 * WEBHOOK_MATCHES, "F")
+    matches = [make_match(port, people[2 * i], people[2 * i + 1]) for i in range(WEBHOOK_MATCHES)]
+    progress = Progress()
+    killed: list[tuple[str, int]] = []
+
+    def kill_the_primary():
+        wait_for(lambda: progress.done >= 30, 120, "30 actions")
+        leader = replicated.wait_healthy()
+        leader.kill_postmaster()
+        killed.append((leader.name, progress.done))
+
+    killer = threading.Thread(target=kill_the_primary, daemon=True)
+    killer.start()
+    play_all(port, matches, SEED, progress)
+    killer.join(120)
+    assert killed and killed[0][1] < progress.done, f"the play ended ({progress.done} actions) before the kill"
+    owed, everything, accepted = check_your_moves(replicated.database_url, receiver, [m["id"] for m in matches])
+    note(
+        "webhooks through a primary's kill",
+        matches=WEBHOOK_MATCHES, actions=progress.done, killed=f"{killed[0][0]} after {killed[0][1]} actions",
+        your_moves_owed=owed, deliveries_received=len(everything), duplicates_dropped=len(everything) - len(accepted),
+    )
+

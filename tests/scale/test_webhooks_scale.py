@@ -121,6 +121,26 @@ def play(port: int, match: dict, rng: random.Random, progress) -> None:
         time.sleep(PACE)
 
 
+class Progress:
+    """Counts the actions played, from every thread."""
+
+    def __init__(self):
+        self.done = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        with self._lock:
+            self.done += 1
+
+
+def play_all(port: int, matches: list[dict], seed: int, progress: Progress) -> None:
+    """Play every match to its end (or MOVES moves), eight at a time."""
+    rng = random.Random(seed)
+    seeds = [rng.random() for _ in matches]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda pair: play(port, pair[0], random.Random(pair[1]), progress), zip(matches, seeds)))
+
+
 def expected_moves(database_url: str, match_ids: list[str]) -> dict[str, list[tuple[int, int]]]:
     """Per match, from its events by the rules alone: each time the turn passes to a
     seat to move, (the seat, the hand)."""
@@ -139,51 +159,11 @@ def expected_moves(database_url: str, match_ids: list[str]) -> dict[str, list[tu
     return moves
 
 
-def test_every_your_move_of_50_matches_arrives_once_through_kills_and_a_failing_receiver(deployment, receiver):
-    port = deployment.nginx.port
-    players = make_players(deployment.database_url, 2 * MATCHES, "H")
-    with ThreadPoolExecutor(8) as pool:
-        matches = list(pool.map(lambda i: make_match(port, players[2 * i], players[2 * i + 1]), range(MATCHES)))
-
-    done = [0]
-    lock = threading.Lock()
-
-    def progress():
-        with lock:
-            done[0] += 1
-
-    killed = []
-
-    def chaos():
-        """Kill each instance in turn once the play is under way, and fail the receiver
-        around the first kill."""
-        at = 60
-        for victim in deployment.instances:
-            wait_for(lambda at=at: done[0] >= at, 300, f"{at} actions")
-            if victim is deployment.instances[0]:
-                receiver.failing.set()
-            victim.kill()
-            killed.append((victim.name, done[0]))
-            time.sleep(1.0)
-            victim.start()
-            victim.wait_ready()
-            if receiver.failing.is_set():
-                time.sleep(2.0)
-                receiver.failing.clear()
-            at = done[0] + 60
-
-    killer = threading.Thread(target=chaos, daemon=True)
-    killer.start()
-    rng = random.Random(20261202)
-    seeds = [rng.random() for _ in matches]
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda pair: play(port, pair[0], random.Random(pair[1]), progress), zip(matches, seeds)))
-    played = done[0]
-    killer.join(300)
-    assert len(killed) == 2 and killed[-1][1] < played, f"the play ended ({played} actions) before both kills: {killed}"
-
-    ids = [m["id"] for m in matches]
-    expected = expected_moves(deployment.database_url, ids)
+def check_your_moves(database_url: str, receiver: Receiver, ids: list[str]) -> tuple[int, list[dict], dict]:
+    """Wait until the receiver has a ``your_move`` for every turn of the matches ``ids``
+    (the rules say which, from their events), then check each came once after dedupe by
+    ``webhook-id``, signed, in order; (owed, every delivery, the accepted by id)."""
+    expected = expected_moves(database_url, ids)
     owed = sum(len(turns) for turns in expected.values())
 
     def arrived():
@@ -195,7 +175,7 @@ def test_every_your_move_of_50_matches_arrives_once_through_kills_and_a_failing_
     everything = [each for each in receiver.got() if each["payload"]["data"]["match"] in expected]
     assert everything and all(each["verified"] for each in everything), "every delivery's signature verifies"
     accepted = {wid: each for wid, each in receiver.accepted().items() if each["payload"]["data"]["match"] in expected}
-    got = {}
+    got: dict[str, list[tuple[int, int, int]]] = {}
     for each in accepted.values():
         data = each["payload"]["data"]
         assert each["payload"]["type"] == data["kind"] == "your_move"
@@ -203,12 +183,51 @@ def test_every_your_move_of_50_matches_arrives_once_through_kills_and_a_failing_
     for match_id, turns in expected.items():
         sent = [(seat, hand) for _, seat, hand in sorted(got.get(match_id, []))]
         assert sent == turns, f"match {match_id}: sent {sent}, the rules say {turns}"
+    return owed, everything, accepted
+
+
+def test_every_your_move_of_50_matches_arrives_once_through_kills_and_a_failing_receiver(deployment, receiver):
+    port = deployment.nginx.port
+    players = make_players(deployment.database_url, 2 * MATCHES, "H")
+    with ThreadPoolExecutor(8) as pool:
+        matches = list(pool.map(lambda i: make_match(port, players[2 * i], players[2 * i + 1]), range(MATCHES)))
+
+    progress = Progress()
+    killed = []
+
+    def chaos():
+        """Kill each instance in turn once the play is under way, and fail the receiver
+        around the first kill."""
+        at = 60
+        for victim in deployment.instances:
+            wait_for(lambda at=at: progress.done >= at, 300, f"{at} actions")
+            if victim is deployment.instances[0]:
+                receiver.failing.set()
+            victim.kill()
+            killed.append((victim.name, progress.done))
+            time.sleep(1.0)
+            victim.start()
+            victim.wait_ready()
+            if receiver.failing.is_set():
+                time.sleep(2.0)
+                receiver.failing.clear()
+            at = progress.done + 60
+
+    killer = threading.Thread(target=chaos, daemon=True)
+    killer.start()
+    play_all(port, matches, 20261202, progress)
+    played = progress.done
+    killer.join(300)
+    assert len(killed) == 2 and killed[-1][1] < played, f"the play ended ({played} actions) before both kills: {killed}"
+
+    ids = [m["id"] for m in matches]
+    owed, everything, accepted = check_your_moves(deployment.database_url, receiver, ids)
     refused = [each for each in everything if each["answered"] == 500]
     assert refused, "the receiver answered 500 to some deliveries, which were retried"
     assert {each["id"] for each in refused} <= set(accepted)
     note(
         "webhooks through two SIGKILLs and a failing receiver",
-        matches=MATCHES, actions=done[0], kills=", ".join(f"{name} after {at} actions" for name, at in killed),
+        matches=MATCHES, actions=progress.done, kills=", ".join(f"{name} after {at} actions" for name, at in killed),
         your_moves_owed=owed, deliveries_received=len(everything), answered_500=len(refused),
         duplicates_dropped=len(everything) - len(refused) - len(accepted),
     )
