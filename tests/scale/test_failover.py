@@ -9,7 +9,13 @@ again.  Then: every action answered 200 is in the cluster exactly once (the clie
 ledger against ``events``), no stream has a gap or a double, no request was answered
 500 (a client fails on any answer but 200, 409/412 of a retry in flight, 429 and
 502/503/504), and every live stream's client saw every event of its match once and in
-order.  The seconds without writes after each fault are reported.
+order, and a reader of every match's events in the store's global order (its cursor
+carried across the promotions) got each event once.  The seconds without writes after
+each fault are reported.
+
+Beside it: reads meant for a standby whose replay is paused wait for it, then read the
+primary (no answer is older than one given); and the webhooks of players' matches
+played through a primary's kill arrive once each.
 
     python -m pytest tests/scale/test_failover.py   # skipped without patroni and etcd
 """
@@ -26,7 +32,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from psycopg_pool import PoolTimeout
 
+from service.store import EventStore, connect
 from tests.support.webhooks import SECRET, Receiver
 
 from .checks import check_all
@@ -107,6 +115,44 @@ class Watcher:
             finally:
                 conn.close()
             self.reconnects += 1
+
+
+class GlobalReader:
+    """Follows every match's events in the store's global order (``read_all`` and its
+    cursor), through the multi-host URL, retrying across failovers: the cursor taken
+    on one primary must go on on the next."""
+
+    def __init__(self, url: str):
+        self.store = EventStore(connect(url, min_size=1, max_size=1))
+        self.seen: list[tuple[str, int]] = []
+        self.after = 0
+        self.failures = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _page(self) -> int:
+        page = self.store.read_all(self.after, 500)
+        self.seen += [(str(e.match_id), e.seq) for e in page.events]
+        self.after = page.after
+        return len(page.events)
+
+    def _run(self):
+        while not self.stop.is_set():
+            try:
+                if not self._page():
+                    time.sleep(0.05)
+            except (psycopg.Error, PoolTimeout):
+                self.failures += 1
+                time.sleep(0.1)
+
+    def finish(self) -> None:
+        """Stop following, then read to the end."""
+        self.stop.set()
+        self.thread.join(30)
+        while self._page():
+            pass
+        self.store.pool.close()
 
 
 def acknowledged(ledger: Ledger) -> int:
@@ -192,6 +238,7 @@ def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(repli
     ledger = Ledger()
     routes = Routes(replicated.nginx.port, [i.port for i in replicated.instances])
     load = Background(players(ledger, routes, SEED, CLIENTS, 0, [None]))
+    reader = GlobalReader(replicated.database_url)
     watchers: dict[str, Watcher] = {}
     faults = {}
     try:
@@ -227,6 +274,11 @@ def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(repli
 
     url = replicated.database_url
     checked = check_all(url, ledger)
+    reader.finish()
+    with psycopg.connect(url, autocommit=True) as conn:
+        stored = [(str(m), seq) for m, seq in conn.execute("SELECT match_id, seq FROM events")]
+    assert len(reader.seen) == len(set(reader.seen)), "the global order gave an event twice"
+    assert set(reader.seen) == set(stored), "the global order skipped events"
     with psycopg.connect(url, autocommit=True) as conn:
         for match_id, watcher in watchers.items():
             (last,) = conn.execute("SELECT COALESCE(max(seq), 0) FROM events WHERE match_id = %s", (match_id,)).fetchone()
@@ -244,6 +296,7 @@ def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(repli
         answers_503=len(ledger.slow_503),
         retries=dict(sorted((k, v) for k, v in counts.items() if k.startswith("retr"))),
         streams_followed=len(watchers),
+        global_order_read=f"{len(reader.seen)} events, {reader.failures} failed reads retried",
         stream_reconnections=sum(w.reconnects for w in watchers.values()),
         events_checked=checked["events"],
     )
