@@ -218,7 +218,8 @@ class Player:
     """Plays matches for both seats of each; thread-confined."""
 
     def __init__(self, ledger: Ledger, routes: Routes, rng: random.Random, *, direct: int | None = None,
-                 race_probability: float = 0.0, drop_probability: float = 0.0, deadline: float = 90.0):
+                 race_probability: float = 0.0, drop_probability: float = 0.0, deadline: float = 90.0,
+                 lenient: bool = False):
         self.ledger = ledger
         self.routes = routes
         self.rng = rng
@@ -227,6 +228,12 @@ class Player:
         self.drop_probability = drop_probability  # of abandoning an action's first attempt
         self.last_answer: Answer | None = None
         self.deadline = deadline  # most seconds one request may keep failing
+        # Count instead of failing (benchmarks/failover.py, where an asynchronous failover
+        # may lose what was acknowledged): a 500 is sent again like a 503, its outcome
+        # unknown; any other unexpected answer to an action (a refusal that lasts, after
+        # a lost commit) is counted and the match's view read again; a match that cannot
+        # go on (it was lost with its creation) is counted and left for the next one.
+        self.lenient = lenient
 
     # Requests ------------------------------------------------------------------
 
@@ -234,6 +241,9 @@ class Player:
         if self.direct is not None and self.direct in self.routes.alive_instances():
             return self.direct
         return self.routes.nginx
+
+    def retryable(self, answer: Answer) -> bool:
+        return answer.status is None or answer.status in RETRYABLE or (self.lenient and answer.status == 500)
 
     def _pause(self, answer: Answer):
         self.ledger.count(f"retried_after_{answer.status or 'no_answer'}")
@@ -250,7 +260,7 @@ class Player:
             answer = call(self.port(), "GET", path, headers=bearer(token))
             if answer.status == 200:
                 return answer.json
-            if answer.status in RETRYABLE or answer.status is None:
+            if self.retryable(answer):
                 if time.monotonic() - started > self.deadline:
                     raise Failure(f"GET {path} kept failing: {answer.describe()}")
                 self._pause(answer)
@@ -270,7 +280,7 @@ class Player:
                 self.ledger.add_match(record)
                 self.ledger.count("matches_created")
                 return record
-            if answer.status in RETRYABLE or answer.status is None:
+            if self.retryable(answer):
                 # Creating is not idempotent: a lost answer may leave a match nobody
                 # plays.  The stream checks cover it all the same.
                 if answer.status != 503:
@@ -296,22 +306,26 @@ class Player:
             self.ledger.count("requests_dropped_by_the_client")
             uncertain = True
         started = time.monotonic()
+        refused = 0  # answers 409/412 while an earlier attempt may be in flight
         while True:
             answer = call(port or self.port(), "POST", path, action, headers)
             port = None  # retries go where the player's route says
             if answer.status == 200:
                 self.record(match, seat, key, answer)
                 return answer.json["view"]
-            if answer.status in RETRYABLE or answer.status is None:
+            if self.retryable(answer):
                 if answer.status != 503:
                     uncertain = True
                 if time.monotonic() - started > self.deadline:
                     raise Failure(f"action {action} in {match.id} kept failing: {answer.describe()}")
                 self._pause(answer)
                 continue
-            if answer.status in (409, 412) and uncertain and answer.code in ("conflict", "version_mismatch"):
+            if answer.status in (409, 412) and uncertain and answer.code in ("conflict", "version_mismatch") and not (
+                self.lenient and refused >= 40
+            ):
                 # The first attempt may still be committing: the retry then races it.
                 # Sent again, the key finds the first answer.
+                refused += 1
                 self.ledger.count(f"retry_refused_{answer.status}_while_first_attempt_in_flight")
                 time.sleep(0.05)
                 continue
@@ -319,6 +333,9 @@ class Player:
                 self.ledger.count("rate_limited")
                 time.sleep(float(answer.headers.get("retry-after", "1")))
                 continue
+            if self.lenient:
+                self.ledger.count(f"unexpected_{answer.status}_{answer.code}_to_an_action")
+                return self.get(f"/matches/{match.id}", match.tokens[seat])
             raise Failure(f"action {action} at version {version} in {match.id}: {answer.describe()}")
 
     def record(self, match: MatchRecord, seat: int, key: str, answer: Answer):
@@ -417,4 +434,9 @@ class Player:
         for n in numbers:
             if stop is not None and stop.is_set():
                 return
-            self.play(self.create(n), stop)
+            try:
+                self.play(self.create(n), stop)
+            except Failure:
+                if not self.lenient:
+                    raise
+                self.ledger.count("matches_left_after_a_failure")

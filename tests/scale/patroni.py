@@ -313,15 +313,22 @@ class Replicated:
     def wait_healthy(self, timeout: float = 90, standbys: int | None = None) -> Node:
         return wait_for(lambda: self.healthy(standbys=standbys), timeout, "a leader and its standbys", interval=0.2)
 
-    def switchover(self) -> tuple[Node, str]:
-        """A planned switchover to a (synchronous) standby: (old leader, the candidate)."""
-        leader = self.wait_healthy()
-        candidates = self.synchronous_standbys() if self.synchronous else [
-            m["name"] for m in self.members() if m.get("role") == "replica"]
-        candidate = candidates[0]
-        status, body = leader.rest("/switchover", "POST", {"leader": leader.name, "candidate": candidate}, timeout=60)
-        assert status == 200, (status, body)
-        return leader, candidate
+    def switchover(self, attempts: int = 1) -> tuple[Node, str]:
+        """A planned switchover to a (synchronous) standby: (old leader, the candidate);
+        tried up to ``attempts`` times, a second apart, while Patroni refuses it."""
+        for attempt in range(1, attempts + 1):
+            leader = self.wait_healthy()
+            candidates = self.synchronous_standbys() if self.synchronous else [
+                m["name"] for m in self.members() if m.get("role") == "replica"]
+            candidate = candidates[0]
+            status, body = leader.rest("/switchover", "POST", {"leader": leader.name, "candidate": candidate}, timeout=60)
+            if status == 200:
+                return leader, candidate
+            # 503 'Switchover failed': Patroni found the candidate not caught up (a member
+            # that rejoined a moment ago); nothing was done.
+            assert status == 503 and attempt < attempts, (status, body)
+            time.sleep(1)
+        raise AssertionError("unreachable")
 
     def maintenance(self, on: bool) -> None:
         """Patroni's maintenance mode: it leaves PostgreSQL alone (otherwise it resumes

@@ -252,7 +252,7 @@ def test_primary_killed_twice_and_a_switchover_lose_no_acknowledged_action(repli
             before = acknowledged(ledger)
             started = time.monotonic()
             if fault == "planned switchover":
-                old, new = replicated.switchover()
+                old, new = replicated.switchover(attempts=10)
                 victim = f"{old.name} -> {new}"
             else:
                 leader = replicated.leader()
