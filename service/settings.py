@@ -242,7 +242,9 @@ class Settings:
         "GIN_RUMMY_METRICS_TOKEN", _optional_text, None, "When set, GET /metrics needs it as a bearer token."
     )
     cors_origins: tuple[str, ...] = setting(
-        "GIN_RUMMY_CORS_ORIGINS", _words, (), "Browser origins allowed from another site (comma-separated, or *)."
+        "GIN_RUMMY_CORS_ORIGINS", _words, ("localhost",),
+        "Browser origins allowed from another site (comma-separated); * any; localhost (the default) a page on this "
+        "machine, any port; none: no other site.",
     )
     trusted_proxies: int = setting(
         "GIN_RUMMY_TRUSTED_PROXIES", _INT, 0,

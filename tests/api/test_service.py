@@ -101,6 +101,25 @@ def test_cross_origin_requests_are_allowed_only_for_configured_origins(store):
     assert "Idempotency-Key" in r.headers["Access-Control-Allow-Headers"]
     r = client.get("/health", headers={"Origin": "https://elsewhere.example"})
     assert "Access-Control-Allow-Origin" not in r.headers
+    # Listed origins replace the default: a page on this machine is not allowed then.
+    r = client.get("/health", headers={"Origin": "http://localhost:5173"})
+    assert "Access-Control-Allow-Origin" not in r.headers
+
+
+def test_by_default_a_page_on_this_machine_may_call_the_service_and_no_other_site(store):
+    from service.api import create_app
+
+    client = create_app({"STORE": store}).test_client()
+    for origin in ("http://localhost:5173", "http://127.0.0.1:3000", "http://[::1]:8080", "https://localhost"):
+        r = client.options("/matches", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
+        assert r.headers.get("Access-Control-Allow-Origin") == origin, origin
+    for origin in ("https://elsewhere.example", "http://localhost.example.com", "http://127.0.0.1.nip.io:5173",
+                   "http://localhost:notaport", "null"):
+        r = client.options("/matches", headers={"Origin": origin, "Access-Control-Request-Method": "POST"})
+        assert "Access-Control-Allow-Origin" not in r.headers, origin
+    closed = create_app({"STORE": store, "CORS_ORIGINS": "none"}).test_client()
+    r = closed.options("/matches", headers={"Origin": "http://localhost:5173", "Access-Control-Request-Method": "POST"})
+    assert "Access-Control-Allow-Origin" not in r.headers
 
 
 def test_every_request_is_logged_as_one_json_line_without_tokens(client, caplog):
