@@ -10,7 +10,7 @@ import copy
 import functools
 import json
 import re
-from importlib import resources
+from importlib import metadata, resources
 from typing import Any
 
 import yaml
@@ -24,7 +24,10 @@ from service.records.records import record_schema
 from . import schemas as s
 
 TITLE = "Gin Rummy service"
-VERSION = "1.0.0"
+#: The contract's version is the package's (pyproject.toml), under the compatibility
+#: policy of docs/compatibility.md.
+DISTRIBUTION = "gin-rummy-service"
+VERSION = metadata.version(DISTRIBUTION)
 DESCRIPTION = """\
 An event-sourced Gin Rummy backend. Create a match, keep the seat token it returns, and
 send `Authorization: Bearer <token>` with every other request. A seat's view carries its
@@ -32,7 +35,9 @@ send `Authorization: Bearer <token>` with every other request. A seat's view car
 
 Every response about a match carries its version as an `ETag`; send it back as `If-Match`
 to act only on the state you saw (412 otherwise), and an `Idempotency-Key` to make a retry
-safe. Every error is `application/problem+json` with a stable `code`."""
+safe. Every error is `application/problem+json` with a stable `code`; its `type`,
+`/problems/{code}`, is that code's entry in [the catalogue of error codes](/problems): what
+it means, and whether to fix the request, re-read the match and act again, wait, or sign in."""
 
 BEARER = (
     "A seat token, a player token, the operator token, or (when the service is configured with an issuer) a "
