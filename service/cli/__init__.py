@@ -14,6 +14,7 @@
                                             movetext (docs/movetext.md; a FILE's default,
                                             read without the database)
     gin-rummy audit [MATCH ...]             recompute every hand of the matches (default: all)
+    gin-rummy --version                     the version installed
 
 The database is ``DATABASE_URL``, or the embedded server (see ``service.store.database``).
 A command is a function ``(args) -> exit status`` registered in ``build_parser``, in a
@@ -30,6 +31,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 import psycopg
 from alembic.util import CommandError as MigrationError
@@ -56,7 +58,10 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
             "Help on one command: gin-rummy COMMAND --help."
         ),
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", help="what to do (gin-rummy COMMAND --help: its options)"
+    )
 
     command = commands.add_parser(
         "serve", help="apply migrations, then serve the REST API and the web client",
@@ -65,7 +70,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     )
     command.add_argument("--host", default="127.0.0.1", help="the address to listen on (0.0.0.0: every interface)")
     command.add_argument("--port", type=int, default=8000, help="the port to listen on")
-    command.add_argument("--workers", type=int, default=2, help="processes")
+    command.add_argument("--workers", type=int, default=2, help="worker processes")
     command.add_argument(
         "--connections", type=int, default=5000,
         help="simultaneous connections per process, live streams included",
@@ -73,25 +78,29 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     command.set_defaults(run=serve.serve)
 
     db = commands.add_parser("db", help="the database schema").add_subparsers(
-        dest="action", required=True, metavar="ACTION"
+        dest="action", required=True, metavar="ACTION", help="what to do to the schema"
     )
     command = db.add_parser("upgrade", help="apply migrations")
-    command.add_argument("revision", nargs="?", default="head")
+    command.add_argument(
+        "revision", nargs="?", default="head", help="the migration to stop at (default: head, the latest)"
+    )
     command.set_defaults(run=admin.db_upgrade)
     command = db.add_parser("downgrade", help="undo migrations down to a revision ('base': all)")
-    command.add_argument("revision")
+    command.add_argument("revision", help="the migration to go back to, e.g. 0013 ('base': undo them all)")
     command.set_defaults(run=admin.db_downgrade)
     command = db.add_parser(
         "purge-idempotency", help="delete stored answers to Idempotency-Keys (the service also does it hourly)"
     )
-    command.add_argument("--older-than-hours", type=float, default=24.0, help="default 24")
+    command.add_argument(
+        "--older-than-hours", type=float, default=24.0, help="delete the answers stored longer ago than this (default 24)"
+    )
     command.set_defaults(run=admin.db_purge_idempotency)
 
     command = commands.add_parser("openapi", help="print the OpenAPI document of the REST API (YAML)")
     command.set_defaults(run=admin.openapi)
 
     command = commands.add_parser("export", help="export match records (one: JSON; several or all: NDJSON)")
-    command.add_argument("matches", nargs="*", metavar="MATCH")
+    command.add_argument("matches", nargs="*", metavar="MATCH", help="the ids of the matches to export (none: every match)")
     command.add_argument("--status", choices=["active", "finished"], help="with no MATCH: only these")
     command.add_argument("-o", "--output", help="write to this file instead of standard output")
     command.set_defaults(run=records.export)
@@ -123,16 +132,16 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     command.set_defaults(run=records.analyse)
 
     command = commands.add_parser("audit", help="recompute every hand and check every deal's commitment")
-    command.add_argument("matches", nargs="*", metavar="MATCH")
+    command.add_argument("matches", nargs="*", metavar="MATCH", help="the ids of the matches to audit (none: every match)")
     command.set_defaults(run=records.audit)
 
     key_commands = commands.add_parser("keys", help="the keys records are signed with").add_subparsers(
-        dest="action", required=True, metavar="ACTION"
+        dest="action", required=True, metavar="ACTION", help="what to do with the keys"
     )
     key_commands.add_parser("list", help="the signing keys, the one signing first").set_defaults(run=admin.keys)
     key_commands.add_parser("rotate", help="make a new key sign from now on").set_defaults(run=admin.keys)
     projections = commands.add_parser("projections", help="the read models").add_subparsers(
-        dest="action", required=True, metavar="ACTION"
+        dest="action", required=True, metavar="ACTION", help="what to do with the read models"
     )
     command = projections.add_parser("rebuild", help="recreate the read models from the events alone")
     command.set_defaults(run=admin.projections_rebuild)
@@ -168,6 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         while common.open_pools:
             common.open_pools.pop().close()
     return status
+
+
+def _version() -> str:
+    try:
+        return version("gin-rummy-service")  # the distribution (pyproject.toml), not the command's name
+    except PackageNotFoundError:  # run from a source tree never installed
+        return "(version unknown: not installed)"
 
 
 def _fail(message: str) -> int:

@@ -14,7 +14,6 @@ import uuid
 from service.application.records import RecordRefused
 from service.coach.analysis import analyse as analyse_events
 from service.coach.analysis import summary
-from service.records.format import FORMAT
 from service.records.hands import audit as audit_events
 from service.records.hands import hand_detail, hand_text, match_text, split_hands
 from service.records.records import (
@@ -28,6 +27,7 @@ from service.settings import Settings
 from service.store import MatchNotFound
 
 from .common import application, match_id, open_store
+from .record_files import MAX_PROBLEMS, NoSuchFile, Unreadable, more_problems, not_a_record, not_json, values_in
 
 
 def export(args: argparse.Namespace) -> int:
@@ -56,30 +56,29 @@ def export(args: argparse.Namespace) -> int:
             out.close()
 
 
-def _records_in(text: str, source: str):
-    """The records of a JSON or NDJSON text, with where each came from."""
-    try:
-        yield source, json.loads(text)
-        return
-    except json.JSONDecodeError:
-        pass
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield f"{source}:{number}", json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield f"{source}:{number}", exc
-
-
 def import_(args: argparse.Namespace) -> int:
+    # The files are read first: one that holds no record at all is a line of its own
+    # (the wrong file named, most likely), and nothing is imported.
+    paths, files = args.files or ["-"], []
+    for path in paths:
+        try:
+            files.append(values_in(path))
+        except NoSuchFile as exc:
+            print(f"gin-rummy import: {exc}", file=sys.stderr)
+        except Unreadable as exc:
+            print(exc, file=sys.stderr)
+    if len(files) < len(paths):
+        return 1
     records = application(args.settings).records
     failed = 0
-    for path in args.files or ["-"]:
-        text = sys.stdin.read() if path == "-" else open(path).read()
-        for where, record in _records_in(text, "stdin" if path == "-" else path):
-            if isinstance(record, Exception):
-                print(f"{where}: not JSON: {record}", file=sys.stderr)
-                failed += 1
+    for path, values in zip(paths, files, strict=True):
+        problems = 0
+        for where, record in values:
+            problem = not_json(record) if isinstance(record, json.JSONDecodeError) else not_a_record(record)
+            if problem is not None:
+                problems += 1
+                if problems <= MAX_PROBLEMS:
+                    print(f"{where}: {problem}", file=sys.stderr)
                 continue
             try:
                 # An unfinished match goes on to where a person acts.
@@ -94,6 +93,9 @@ def import_(args: argparse.Namespace) -> int:
                 print(f"{where}: imported match {result.match_id}{_elsewhere(result)}" + (f" — tokens (shown once) {tokens}" if tokens else ""))
             else:
                 print(f"{where}: match {result.match_id}{_elsewhere(result)} was already here")
+        if more := more_problems(path, problems):
+            print(more, file=sys.stderr)
+        failed += problems
     return 1 if failed else 0
 
 
@@ -135,12 +137,16 @@ def replay(args: argparse.Namespace) -> int:
 def _record_files(path: str):
     """The records of a JSON or NDJSON file ('-': standard input), each with where it
     came from, or a message saying why it is not one; no database is involved."""
-    text = sys.stdin.read() if path == "-" else open(path).read()
-    for where, record in _records_in(text, "stdin" if path == "-" else path):
-        if isinstance(record, Exception):
-            yield where, f"{where}: not JSON: {record}"
-        elif not isinstance(record, dict) or record.get("format") != FORMAT:
-            yield where, f"{where}: not a match record (format {FORMAT!r})"
+    try:
+        values = values_in(path)
+    except Unreadable as exc:
+        yield path, str(exc)
+        return
+    for where, record in values:
+        if isinstance(record, json.JSONDecodeError):
+            yield where, f"{where}: {not_json(record)}"
+        elif problem := not_a_record(record):
+            yield where, f"{where}: {problem}"
         elif problems := schema_problems(record):
             yield where, f"{where}: the record does not match its schema at {problems[0][0]}: {problems[0][1]}"
         else:

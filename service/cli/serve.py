@@ -13,7 +13,7 @@ from contextlib import suppress
 
 from service.store import data_dir
 
-from .common import database
+from .common import checked_replica, database
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -21,6 +21,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"gin-rummy: {problem}", file=sys.stderr)
         return 1
     settings = args.settings
+    checked_replica(settings)  # the workers read on it
     url = database(settings, upgrade_behind=True)  # whatever revision it is at, as a deployment's instances do
     # gunicorn runs in a process of its own, which imports nothing before its gevent
     # workers patch the standard library (psycopg must be imported after that: see
