@@ -51,7 +51,7 @@ def create_app(config: dict[str, Any] | None = None, *, settings: Settings | Non
     )
     if settings.trusted_proxies > 0:
         proxies = settings.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies)  # type: ignore[method-assign]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
     register_error_handlers(app)
     register_cors(app, settings.cors_origins)

@@ -61,9 +61,13 @@ def replayed(again: bool) -> dict:
 
 
 def invite_json(match_id: uuid.UUID, code: str | None) -> dict | None:
+    """The invite: its code and the join page's link, at GIN_RUMMY_PUBLIC_URL when set,
+    else at the address asked (behind trusted proxies, the forwarded one)."""
     if code is None:
         return None
-    return {"code": code, "url": f"{request.host_url}#/join/{match_id}/{code}"}
+    base = app().settings.public_url
+    root = f"{base.rstrip('/')}/" if base else request.host_url
+    return {"code": code, "url": f"{root}#/join/{match_id}/{code}"}
 
 
 def seats_with_tokens(seats: list[dict], tokens: dict[int, str]) -> list[dict]:

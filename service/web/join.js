@@ -12,6 +12,11 @@ export function defaultName() {
   return name === "You" ? "" : name;
 }
 
+// A name for a browser that has none yet, so that a match in the lobby is joined with
+// one click: "Player" and four digits, kept once joined (then offered again, and
+// changed in any name field).
+export const someName = () => `Player ${1000 + Math.floor(Math.random() * 9000)}`;
+
 // Take the open seat; keeps the seat token (a player keeps none: the player token opens
 // the match, under the player's name); answers the match id.
 export async function joinMatch(id, code, name) {

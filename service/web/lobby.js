@@ -1,14 +1,15 @@
 // The lobby: the public matches waiting for a player (GET /lobby, newest first, in
-// pages), each joined with the name given at the top.
+// pages), each joined with one click, under the name at the top (a browser that has
+// none is offered one).
 
 import { api, serverNow } from "./api.js";
-import { defaultName, joinMatch, joinProblem } from "./join.js";
+import { defaultName, joinMatch, joinProblem, someName } from "./join.js";
 import { currentPlayer, holds, savedMatch } from "./saved.js";
 import { agoText, clockText, h, matchLength, problemText, toast } from "./ui.js";
 
 export function mountLobby(root) {
   const me = currentPlayer();
-  const name = h("input#lobby-name", { name: "name", value: defaultName(), maxlength: "40", autocomplete: "nickname", placeholder: "Your name" });
+  const name = h("input#lobby-name", { name: "name", value: defaultName() || someName(), maxlength: "40", autocomplete: "nickname", placeholder: "Your name" });
   const list = h("ul.lobby#lobby-list");
   const status = h("p.hint#lobby-status", { role: "status" }, "Loading…");
   const more = h("button#lobby-more", { type: "button", hidden: true, onclick: () => load(cursor) }, "More");

@@ -7,7 +7,7 @@ import { api } from "./api.js";
 import { bestMelds, cardBack, cardElement, handElement, playText, pretty } from "./cards.js";
 import { describeResult, resultElement } from "./result.js";
 import { savedMatch, tokenFor } from "./saved.js";
-import { endText, h, problemText, says, verbFor } from "./ui.js";
+import { endText, h, problemText, says, touchOnly, verbFor } from "./ui.js";
 
 // Every position of the hand: the deal, then one per event.
 export function replaySteps(detail, names) {
@@ -179,7 +179,7 @@ export function mountReplay(root, id, number) {
         controls,
         marks,
         slider,
-        h("p.hint", {}, "← / → step through the events · Home / End jump to the deal / the score"),
+        touchOnly() ? null : h("p.hint#replay-keys", {}, "← / → step through the events · Home / End jump to the deal / the score"),
         accuracy,
         h("div.actions", {}, h("a.button", { href: `#/play/${id}` }, "Back to the table"), h("a.button", { href: entry && entry.tokens ? "#/history" : "#/games" }, entry && entry.tokens ? "History" : "My games")),
       );

@@ -9,7 +9,7 @@ import { coachPart, isHinted } from "./table-coach.js";
 import { defensePanel } from "./table-defense.js";
 import { handPanel } from "./table-hand.js";
 import { act } from "./table-live.js";
-import { h, seatLabel } from "./ui.js";
+import { h, seatLabel, tapWord } from "./ui.js";
 
 // The actions that end the match instead of playing the cards.
 const ENDINGS = new Set(["resign", "claim_timeout", "abort"]);
@@ -77,14 +77,14 @@ function statusText(v, names, { stockAction, pileAction }) {
   const me = v.seat;
   const top = v.discard_pile[v.discard_pile.length - 1];
   if (v.turn !== me) return v.turn === null ? "" : `Waiting for ${names[v.turn]}…`;
-  if (v.phase === "upcard_offer") return `Take the upcard ${pretty(top)} (click the pile) or pass.`;
+  if (v.phase === "upcard_offer") return `Take the upcard ${pretty(top)} (${tapWord()} the pile) or pass.`;
   if (v.phase === "draw") {
     if (!pileAction) return "Draw from the stock: the upcard was passed by both players.";
     return `Your turn: draw from the stock or take ${pretty(top)} from the discard pile.`;
   }
   if (v.phase === "discard") {
     if (v.no_return) return `You took ${pretty(v.no_return)} from the pile: it cannot go back this turn. Choose a card to discard.`;
-    return "Choose a card to discard: click it once to select, again to discard.";
+    return `Choose a card to discard: ${tapWord()} it once to select, again to discard.`;
   }
   if (v.phase === "defense") return `${names[v.knock.seat]} knocked: choose your melds and layoffs, then confirm your defense.`;
   return "";

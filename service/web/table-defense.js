@@ -5,7 +5,7 @@ import { arrangement, benchElement, breakMeld, looseCards, makeMeld, pick, sameM
 import { cardElement, cardName, cardsText, deadwoodOf, meldKind, pretty } from "./cards.js";
 import { stepEdit } from "./table-arrange.js";
 import { act } from "./table-live.js";
-import { h, says } from "./ui.js";
+import { h, says, tapWord } from "./ui.js";
 
 // The defender's own melds and layoffs, opened with the suggested best defense; the
 // person may break and make melds and lay loose cards off onto the knocker's melds
@@ -68,7 +68,7 @@ export function defensePanel(T, v, names) {
     "section.panel.defense#defense",
     { "aria-label": "Defense" },
     h("h2", {}, `${says(names[knock.seat], "knocks")} with ${knock.deadwood} (discarded ${pretty(knock.card)})`),
-    h("p", {}, `${names[knock.seat]}'s melds${D.layoffs.length ? ", with your layoffs" : ""}: pick loose cards of yours, then Lay off here (click a card laid off to take it back).`),
+    h("p", {}, `${names[knock.seat]}'s melds${D.layoffs.length ? ", with your layoffs" : ""}: pick loose cards of yours, then Lay off here (${tapWord()} a card laid off to take it back).`),
     knockerMelds(T, D, knock, changed),
     h("h3", {}, "Your melds"),
     benchElement(D, { aside: laidOff, onPick: changed((c) => pick(D, c)), onMake: changed(() => makeMeld(D)), onBreak: changed((i) => breakMeld(D, i)), label: "Your cards", layOff: true }),
@@ -110,7 +110,7 @@ function knockerMelds(T, D, knock, changed) {
         onto.map((c) => {
           const b = cardElement(c, { button: true, small: true });
           b.classList.add("laidoff");
-          b.title = "Laid off: click to take it back";
+          b.title = `Laid off: ${tapWord()} to take it back`;
           b.setAttribute("aria-label", `${cardName(c)}, laid off onto meld ${i + 1}: take it back`);
           b.addEventListener("click", changed(() => takeBack(D, knock, c), "info"));
           return b;

@@ -1,6 +1,6 @@
 // The hand panel: the cards in melds (the one just drawn, the one that cannot go back,
 // the hint, the cards that knock or go Gin marked), the deadwood live, the sort, and
-// Discard, Knock and Gin.  A card is selected by a click, discarded by a second one.
+// Discard, Knock and Gin.  A card is selected by a click (a tap), discarded by a second one.
 // `T` is the table context (table.js).
 
 import { bestMelds, cardElement, cardName, handElement, pretty } from "./cards.js";
@@ -9,7 +9,7 @@ import { knockPressed } from "./table-arrange.js";
 import { coachHere } from "./table-coach.js";
 import { handKeys, keysHelp } from "./table-keys.js";
 import { act } from "./table-live.js";
-import { h, toast } from "./ui.js";
+import { h, tapWord, toast } from "./ui.js";
 
 export function handPanel(T, v, names, find) {
   const { S } = T;
@@ -114,7 +114,7 @@ function cardClicked(T, card) {
   const v = S.view;
   S.focus = card;
   if (!(v.phase === "discard" && v.turn === v.seat) || S.busy) {
-    if (v.phase === "draw" && v.turn === v.seat) toast("Draw first: click the stock or the discard pile.");
+    if (v.phase === "draw" && v.turn === v.seat) toast(`Draw first: ${tapWord()} the stock or the discard pile.`);
     return;
   }
   if (card === v.no_return) {

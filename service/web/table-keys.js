@@ -2,9 +2,11 @@
 // press the table's buttons (S stock, P pile, D discard, K knock, G Gin, A pass, H hint).
 // `T` is the table context (table.js).
 
-import { h } from "./ui.js";
+import { h, touchOnly } from "./ui.js";
 
+// The keys, under a "Keyboard" disclosure; none on a device without a fine pointer.
 export function keysHelp(v) {
+  if (touchOnly()) return null;
   return h(
     "details.keys",
     {},

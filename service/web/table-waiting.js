@@ -11,9 +11,10 @@ export function waitingPanel(T, v, names) {
   const abort = v.legal_actions.find((a) => a.type === "abort");
   let link;
   if (invite) {
-    const input = h("input#invite-url", { type: "text", readonly: true, value: invite.url, "aria-label": "Invite link", onfocus: (e) => e.target.select() });
+    const url = inviteLink(T.id, invite);
+    const input = h("input#invite-url", { type: "text", readonly: true, value: url, "aria-label": "Invite link", onfocus: (e) => e.target.select() });
     const copy = h("button.primary#copy", { type: "button", onclick: () => copyField(input, "Link copied: send it to your friend.") }, "Copy");
-    const share = navigator.share ? h("button#share", { type: "button", onclick: () => shareLink(invite.url, names[v.seat]) }, "Share") : null;
+    const share = navigator.share ? h("button#share", { type: "button", onclick: () => shareLink(url, names[v.seat]) }, "Share") : null;
     link = h(
       "div.invite",
       {},
@@ -33,6 +34,23 @@ export function waitingPanel(T, v, names) {
     h("p.hint", {}, `The table opens by itself when they join. You may leave this page: the match stays in ${T.bySeat ? "the Continue list of the new-match page" : "My games"}.`),
     h("div.actions", {}, abort ? h("button#cancel", { type: "button", disabled: S.busy, onclick: () => act(T, abort, { retry: true }) }, "Cancel the match") : null),
   );
+}
+
+// The invite link: the join page at this page's own address, as the person reached it
+// (the service's link names the Host it was asked with, which behind a proxy may be
+// "localhost"); the service's link only where this page is on a loopback address,
+// which a friend's device cannot reach, and the service names another
+// (GIN_RUMMY_PUBLIC_URL).
+export function inviteLink(id, invite) {
+  const loopback = (host) => host === "localhost" || host === "[::1]" || host.startsWith("127.");
+  let theirs = null;
+  try {
+    theirs = new URL(invite.url).hostname;
+  } catch {
+    // no link of the service's: this page's own
+  }
+  if (theirs && loopback(location.hostname) && !loopback(theirs)) return invite.url;
+  return `${location.origin}${location.pathname}#/join/${id}/${invite.code}`;
 }
 
 async function shareLink(url, name) {

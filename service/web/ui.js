@@ -22,6 +22,11 @@ export function h(spec, props = {}, ...children) {
   return el;
 }
 
+// A device without a fine pointer (a phone, a tablet): the page says "tap", not
+// "click", and shows no keyboard help.
+export const touchOnly = () => !matchMedia("(any-pointer: fine)").matches;
+export const tapWord = () => (touchOnly() ? "tap" : "click");
+
 let toastTimer = null;
 
 export function toast(message, kind = "info") {

@@ -25,8 +25,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def make_app(store):
-    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED})
+def make_app(store, **settings):
+    """The app on ``store``; ``settings`` override others by name (``PUBLIC_URL``)."""
+    return create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED, **settings})
 
 
 @pytest.fixture
@@ -77,11 +78,12 @@ def client(live_server, context):
 
 @pytest.fixture
 def devices(browser, live_server):
-    """Makes people: each a browser context (a device) of their own, with one page."""
+    """Makes people: each a browser context (a device) of their own, with one page;
+    ``touch``: a phone's touch screen, without a mouse (no fine pointer, no hover)."""
     contexts, clients = [], []
 
-    def person(viewport=DESKTOP, clipboard=False) -> Client:
-        context = browser.new_context(viewport=viewport)
+    def person(viewport=DESKTOP, clipboard=False, touch=False) -> Client:
+        context = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
         if clipboard:
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server)
         contexts.append(context)
