@@ -32,6 +32,11 @@ def own_store(server):
 def pytest_terminal_summary(terminalreporter):
     if not FUZZED:
         return
+    if terminalreporter.verbosity < 0:  # a quiet run (the default): one line, -v for the table
+        terminalreporter.write_line(
+            f"schemathesis fuzzed {sum(FUZZED.values())} requests over {len(FUZZED)} operations (-v: the table)"
+        )
+        return
     width = max(map(len, FUZZED))
     terminalreporter.write_sep("-", "schemathesis: requests fuzzed per operation (and the statuses answered)")
     for label in sorted(FUZZED):

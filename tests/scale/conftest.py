@@ -54,6 +54,9 @@ def routes(cluster):
 def pytest_terminal_summary(terminalreporter):
     if not REPORT:
         return
+    if terminalreporter.verbosity < 0:  # a quiet run (the default): one line, -v for the figures
+        terminalreporter.write_line(f"scale tests measured: {', '.join(REPORT)} (-v: the figures)")
+        return
     terminalreporter.write_sep("=", "scale tests: instances behind nginx, on one PostgreSQL or a replicated one")
     for section, values in REPORT.items():
         terminalreporter.write_line(f"{section}:")
