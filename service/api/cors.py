@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from flask import Flask, request
 
 ALLOWED_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
-EXPOSED_HEADERS = "ETag, Location, Retry-After, Idempotent-Replayed"
+EXPOSED_HEADERS = "ETag, Location, Retry-After, Idempotent-Replayed, RateLimit, RateLimit-Policy, X-Request-Id"
 
 
 #: The hosts of ``localhost`` in GIN_RUMMY_CORS_ORIGINS.

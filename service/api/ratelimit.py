@@ -6,6 +6,19 @@ refused with 429 ``rate_limited`` and a ``Retry-After`` of the seconds until it 
 be served.  A limit is written ``"N/second burst B"`` (also ``N/s``, ``N/minute``,
 ``N/hour``; without ``burst`` it is N); ``0``, ``off`` or an empty string turns it off.
 
+Every answer to a request the limits counted says where the caller stands, in the
+headers of the IETF's RateLimit fields (draft-ietf-httpapi-ratelimit-headers), one item
+per limit that applies, named by its scope::
+
+    RateLimit-Policy: "address";q=3000;w=3, "token";q=300;w=3
+    RateLimit: "address";r=2987;t=1, "token";r=288;t=1
+
+``q`` is the burst (the requests that may be made at once) and ``w`` the seconds the
+bucket takes to refill from empty; ``r`` the requests left now and ``t`` the seconds
+until the bucket is full again.  Why these rather than the older ``X-RateLimit-*``
+headers: they are on the standards track, and they name each of several limits (per
+token and per address) in one field, where ``X-RateLimit-Limit`` holds one number.
+
 The buckets live in this process's memory, so every gunicorn worker and every instance
 counts on its own: the effective limit of a deployment is the configured one times the
 number of worker processes a client's requests are spread over.  That is deliberate: a
@@ -27,7 +40,7 @@ import secrets
 import time
 from collections.abc import Callable
 
-from flask import Flask, request
+from flask import Flask, g, request
 
 from service.lru import LRU
 from service.settings import Rate, parse_rate
@@ -55,17 +68,30 @@ class TokenBuckets:
 
     def take(self, key: str) -> float:
         """Take one request from the key's bucket: 0 when allowed, else the seconds to wait."""
+        return self.take_counted(key)[0]
+
+    def take_counted(self, key: str) -> tuple[float, float]:
+        """``take``, and the requests left in the bucket after it (a fraction: refilling)."""
         now = self.clock()
         rate = self.rate
 
-        def refill_and_take(bucket: tuple[float, float] | None) -> tuple[tuple[float, float], float]:
+        def refill_and_take(bucket: tuple[float, float] | None) -> tuple[tuple[float, float], tuple[float, float]]:
             tokens, when = bucket if bucket is not None else (float(rate.burst), now)
             tokens = min(float(rate.burst), tokens + (now - when) * rate.per_second)
             if tokens >= 1:
-                return (tokens - 1, now), 0.0
-            return (tokens, now), (1 - tokens) / rate.per_second
+                return (tokens - 1, now), (0.0, tokens - 1)
+            return (tokens, now), ((1 - tokens) / rate.per_second, tokens)
 
         return self._buckets.compute(key, refill_and_take)
+
+    def policy_item(self, name: str) -> str:
+        """This limit's item of ``RateLimit-Policy``."""
+        return f'"{name}";q={self.rate.burst};w={max(1, math.ceil(self.rate.burst / self.rate.per_second))}'
+
+    def item(self, name: str, remaining: float) -> str:
+        """This limit's item of ``RateLimit`` with ``remaining`` requests left."""
+        full_in = max(0, math.ceil((self.rate.burst - remaining) / self.rate.per_second))
+        return f'"{name}";r={max(0, math.floor(remaining))};t={full_in}'
 
     def keys(self) -> list[str]:
         return self._buckets.keys()
@@ -87,29 +113,37 @@ class RateLimiter:
     def token_key(self, token: str) -> str:
         return hashlib.blake2b(token.encode(), key=self._key, digest_size=16).hexdigest()
 
-    def check(self, token: str | None, address: str | None) -> tuple[str, float] | None:
+    def check(self, token: str | None, address: str | None, headers: dict[str, str] | None = None) -> tuple[str, float] | None:
         """``(scope, seconds to wait)`` when the address's or the token's limit is
         spent, else None.  The address is checked first: a client that makes up a
-        new token for every request is still one address."""
+        new token for every request is still one address.  ``headers`` gets the
+        RateLimit fields of the limits counted."""
+        counted: list[tuple[str, TokenBuckets, float]] = []
+        refused = None
         if self.per_address is not None:
-            wait = self.per_address.take(address or "unknown")
+            wait, left = self.per_address.take_counted(address or "unknown")
+            counted.append(("address", self.per_address, left))
             if wait:
-                return "address", wait
-        if self.per_token is not None and token:
-            wait = self.per_token.take(self.token_key(token))
+                refused = ("address", wait)
+        if refused is None and self.per_token is not None and token:
+            wait, left = self.per_token.take_counted(self.token_key(token))
+            counted.append(("token", self.per_token, left))
             if wait:
-                return "token", wait
-        return None
+                refused = ("token", wait)
+        if headers is not None and counted:
+            headers["RateLimit-Policy"] = ", ".join(buckets.policy_item(name) for name, buckets, _ in counted)
+            headers["RateLimit"] = ", ".join(buckets.item(name, left) for name, buckets, left in counted)
+        return refused
 
 
-def too_many_requests(scope: str, wait: float) -> Problem:
+def too_many_requests(scope: str, wait: float, headers: dict[str, str] | None = None) -> Problem:
     seconds = max(1, math.ceil(wait))
     who = "this token" if scope == "token" else "this client address"
     return Problem(
         429,
         "rate_limited",
         f"too many requests from {who}; retry after {seconds} second{'s' if seconds != 1 else ''}",
-        headers={"Retry-After": str(seconds)},
+        headers={**(headers or {}), "Retry-After": str(seconds)},
     )
 
 
@@ -135,12 +169,21 @@ def register_rate_limits(
     def _limit():
         if request.endpoint in EXEMPT_ENDPOINTS:
             return None
-        refused = limiter.check(_bearer(request.headers.get("Authorization", "")), request.remote_addr)
+        fields: dict[str, str] = {}
+        refused = limiter.check(_bearer(request.headers.get("Authorization", "")), request.remote_addr, fields)
         if refused is None:
+            g.rate_limit_fields = fields
             return None
         scope, wait = refused
         if on_limited is not None:
             on_limited(scope)
-        raise too_many_requests(scope, wait)
+        raise too_many_requests(scope, wait, fields)
+
+    @app.after_request
+    def _fields(response):
+        fields = g.pop("rate_limit_fields", None)
+        if fields:
+            response.headers.update(fields)
+        return response
 
     return limiter

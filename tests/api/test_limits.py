@@ -206,3 +206,23 @@ def test_the_default_limits_leave_room_for_fast_play(client, new_match):
     _, players = new_match()
     statuses = {players[0].client.get(f"/matches/{players[0].match_id}", headers=players[0].headers).status_code for _ in range(150)}
     assert statuses == {200}
+
+
+def test_every_counted_answer_says_where_the_caller_stands_in_ratelimit_fields(store):
+    # 1 a minute, a burst of 3 per token; 1 a second, a burst of 5 per address.
+    client = limited_app(store, RATE_LIMIT_PER_TOKEN="1/minute burst 3", RATE_LIMIT_PER_ADDRESS="1/second burst 5").test_client()
+    headers = bearer(OPERATOR)
+    first = client.get("/matches", headers=headers)
+    assert first.status_code == 200
+    # Refilling from empty takes 3 minutes for the token, 5 seconds for the address.
+    assert first.headers["RateLimit-Policy"] == '"address";q=5;w=5, "token";q=3;w=180'
+    # One taken from each: 4 and 2 left; each full again within one refill (1 s, 60 s).
+    assert first.headers["RateLimit"] == '"address";r=4;t=1, "token";r=2;t=60'
+    client.get("/matches", headers=headers)
+    assert client.get("/matches", headers=headers).headers["RateLimit"].endswith('"token";r=0;t=180')
+    refused = client.get("/matches", headers=headers)
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "60"
+    assert refused.headers["RateLimit"].endswith('"token";r=0;t=180')
+    # Without a token only the address counts; the probes are not counted at all.
+    assert client.get("/lobby").headers["RateLimit-Policy"] == '"address";q=5;w=5'
+    assert "RateLimit" not in client.get("/health/live").headers
