@@ -10,9 +10,13 @@ a greenlet of the worker's event loop (service.gunicorn_conf).
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
+import json
 from importlib import resources
 
-from flask import Blueprint, Response, current_app, jsonify, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from service.engine import PRESET_DESCRIPTIONS, PRESETS
 from service.engine.rules import RANGES
@@ -94,7 +98,10 @@ def presets():
 @bp.get("/openapi.json")
 @operation(summary="This API's OpenAPI 3.1 document", tags=["service"], responses={200: "The document"}, auth=False)
 def openapi_json():
-    return jsonify(spec_dict(current_app))
+    document = current_app.extensions.get("gin_rummy_openapi_json")
+    if document is None:  # the same for the app's life: encoded once
+        document = current_app.extensions["gin_rummy_openapi_json"] = json.dumps(spec_dict(current_app)).encode()
+    return served(document, "application/json", "no-cache")
 
 
 @bp.get("/docs")
@@ -126,10 +133,36 @@ def docs_file(name: str):
     if name not in DOCS_FILES:
         raise Problem(404, "not_found", f"no file {name!r} belongs to the API reference")
     package, folder, mimetype = DOCS_FILES[name]
-    response = send_from_directory(str(resources.files(package).joinpath(folder)), name, mimetype=mimetype)
-    # Revalidated every time (ETag / Last-Modified): an upgraded package is picked up on reload.
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    # Kept an hour, then revalidated by its ETag: an upgraded package is picked up then.
+    return served(_docs_file(package, folder, name), mimetype, "public, max-age=3600")
+
+
+@functools.cache
+def _docs_file(package: str, folder: str, name: str) -> bytes:
+    return resources.files(package).joinpath(folder).joinpath(name).read_bytes()
+
+
+@functools.lru_cache(maxsize=16)
+def _gzipped(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+@functools.lru_cache(maxsize=16)
+def _tag(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+def served(data: bytes, mimetype: str, cache_control: str) -> Response:
+    """``data`` as a response with an ETag (304 to a matching If-None-Match), gzipped
+    when the client accepts it (Swagger UI's bundle: 1.7 MB, about 0.5 MB gzipped)."""
+    compress = "gzip" in request.headers.get("Accept-Encoding", "").lower()
+    response = Response(_gzipped(data) if compress else data, mimetype=mimetype)
+    if compress:
+        response.headers["Content-Encoding"] = "gzip"
+    response.vary.add("Accept-Encoding")
+    response.headers["Cache-Control"] = cache_control
+    response.set_etag(_tag(data) + ("-gzip" if compress else ""))
+    return response.make_conditional(request)
 
 
 @bp.get("/.well-known/jwks.json")
