@@ -99,14 +99,14 @@ SERVER_PROBLEMS = {
 def problem_answer(status: int, reason: str, cfg=None) -> bytes:
     """A whole HTTP response (status line, headers, body) with a problem document, for
     errors answered by the server rather than the app; the connection is closed after it."""
-    code, detail = SERVER_PROBLEMS.get(status, ("http_" + str(status), reason.lower()))
+    code, detail = SERVER_PROBLEMS.get(status, ("http_error", reason.lower()))  # the app's code for any other status
     limits = {
         name: getattr(cfg, name, "the limit")
         for name in ("limit_request_line", "limit_request_fields", "limit_request_field_size")
     }
     body = json.dumps(
         {
-            "type": "https://gin-rummy.dev/problems/" + code,  # service.api.errors.PROBLEM_BASE
+            "type": "/problems/" + code,  # service.api.errors.PROBLEM_BASE: the catalogue's entry, on this service
             "title": reason,
             "status": status,
             "code": code,

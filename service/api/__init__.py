@@ -23,7 +23,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from service.application import Application
 from service.settings import Settings, setting_names
 
-from . import coach, matches, matchmaking, meta, metrics, players, records, streams, web, webhooks
+from . import coach, matches, matchmaking, meta, metrics, players, problems, records, streams, web, webhooks
 from .cors import register_cors
 from .errors import Request, register_error_handlers
 from .logs import register_request_logs
@@ -61,6 +61,6 @@ def create_app(config: dict[str, Any] | None = None, *, settings: Settings | Non
     imports = settings.import_rate_limit_per_address
     app.extensions["gin_rummy_import_limiter"] = TokenBuckets(imports) if imports else None
 
-    for blueprint in (meta.bp, metrics.bp, matches.bp, streams.bp, players.bp, matchmaking.bp, webhooks.bp, records.bp, coach.bp, web.bp):
+    for blueprint in (meta.bp, metrics.bp, matches.bp, streams.bp, players.bp, matchmaking.bp, webhooks.bp, records.bp, coach.bp, problems.bp, web.bp):
         app.register_blueprint(blueprint)
     return app

@@ -2,7 +2,10 @@
 
 Every problem has a stable machine-readable ``code``, a human ``detail``, the HTTP
 ``status`` and a ``title``; a rule violation adds the ``rule`` broken, and a request
-that fails validation adds ``errors`` (field name -> messages).
+that fails validation adds ``errors`` (field name -> messages).  Its ``type`` is
+``/problems/{code}``, a reference relative to the service (RFC 9457 resolves it against
+the request's URL), where the code's entry of the catalogue is served
+(``service.api.problems``; every code raised is catalogued there).
 
 What is refused is mapped here once: a ``Problem`` raised by a route (what is wrong
 with the HTTP request itself), the application's refusals (``ApplicationError``, one
@@ -31,7 +34,8 @@ from service.store import ConcurrencyError, MatchNotFound
 log = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
-PROBLEM_BASE = "https://gin-rummy.dev/problems/"
+#: The problem types: ``/problems/{code}``, on this service (``service.api.problems`` serves them).
+PROBLEM_BASE = "/problems/"
 
 
 class Problem(Exception):

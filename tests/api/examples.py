@@ -17,7 +17,10 @@ validates against its schema, and that this session still gets an answer of ever
 status and media type the file holds, with the same fields.
 
 A new endpoint gets its examples by a call here (in ``session``), then a run with
-``--only`` and its operation id.
+``--only`` and its operation id.  Its documented refusals come by themselves, mostly:
+``gaps`` asks every operation for each one the session did not meet (no token, a seat's
+token, a body that is not JSON...), and ``limits`` a service at its limits for the 429s
+and 503s.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import argparse
 import contextlib
 import json
 import random
+import re
 import secrets
 import sys
 import uuid
@@ -35,6 +39,7 @@ from unittest import mock
 from service import feed
 from service.api import create_app
 from service.api.openapi import spec_dict
+from service.api.records import MAX_RECORD_BYTES
 from tests.store.test_global_order import settled
 from tests.support.matches import greedy_action_on_view
 from tests.support.webhooks import Receiver
@@ -113,6 +118,13 @@ def abbreviated_schema(schema: dict) -> dict:
     return {key: schema[key] for key in ("$schema", "$id", "title", "type", "required")}
 
 
+def abbreviated_catalogue(catalogue: dict) -> dict:
+    """The catalogue of error codes cut to a few entries and rules."""
+    keep = ("illegal_move", "version_mismatch", "rate_limited")
+    problems = [entry for entry in catalogue["problems"] if entry["code"] in keep]
+    return {**catalogue, "problems": problems, "rules": catalogue["rules"][:3]}
+
+
 def first_lines(text: str, count: int = TEXT_LINES) -> str:
     return "".join(text.splitlines(keepends=True)[:count])
 
@@ -129,6 +141,8 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", "/docs")
     call("GET", "/openapi.json", keep=abbreviated_document)
     call("GET", "/match-record.schema.json", keep=abbreviated_schema)
+    call("GET", "/problems", headers={"Accept": "application/json"}, keep=abbreviated_catalogue)
+    call("GET", "/problems", headers={"Accept": "text/html"}, keep=first_lines)
 
     # The operator's webhook endpoint, sent the notifications of everything below.
     receiver = Receiver().__enter__()
@@ -316,6 +330,114 @@ def deletions(api: Recorder, signed: Recorder, issuer) -> None:
     signed.call("DELETE", "/players?subject=user-4711", token=OPERATOR)  # 404: no more
 
 
+#: A query each operation takes (so that a refusal is the caller's, not the query's).
+QUERIES = {"delete_subject": "?subject=user-4711"}
+
+
+def filled(rule: str, match_id: str) -> str:
+    """A route's path with its arguments: the match's id, 1 for a number, a UUID of nothing."""
+    nothing = str(uuid.UUID(int=6, version=4))
+    numbers = ("number", "notification_id")
+    return re.sub(r"<(?:int:)?(\w+)>", lambda m: "1" if m.group(1) in numbers else match_id if m.group(1) == "match_id" else nothing, rule)
+
+
+def gaps(api: Recorder) -> None:
+    """The refusals of every operation that the session above did not meet, as a client
+    meets them: no token (401), a seat's token where a player's or the operator's is needed
+    (403), a body that is not JSON (400) or not sent as JSON (415), a query parameter the
+    operation does not take (422), a match id that is no match's (404)."""
+    call = api.call
+    created = call("POST", "/matches", json_body={"rules": {"preset": "classic", "hints": False}}).get_json()
+    match, seat = f"/matches/{created['id']}", created["seats"][0]["token"]
+    player = call("POST", "/players", json_body={"name": "Hal"}).get_json()["token"]
+    call("GET", f"{match}?seat=7", token=OPERATOR)  # 422
+    call("GET", f"{match}/hint", token=seat)  # 409 hints_off
+    call("POST", f"{match}/rematch", token=seat)  # 409 no_rematch
+    call("POST", f"{match}/rematch", token=seat, headers={"Idempotency-Key": "\x01"})  # 400
+    call("PATCH", "/players/me", token=player, json_body={"name": ""})  # 422
+    call("POST", f"{match}/join", json_body={"name": ""})  # 422
+    call("DELETE", f"/matchmaking/tickets/{uuid.UUID(int=3, version=4)}", token=player)  # 404
+    call("GET", f"/players/{uuid.UUID(int=4, version=4)}")  # 404
+    call("GET", f"/webhooks/{uuid.UUID(int=5, version=4)}/deliveries", token=OPERATOR)  # 404
+    call("DELETE", f"/webhooks/{uuid.UUID(int=5, version=4)}", token=OPERATOR)  # 404
+    call("POST", "/matches/import", json_body={"format": "a record of another service"})  # 422
+    call("POST", "/matches/import", data=b" " * (MAX_RECORD_BYTES + 1), content_type="application/json")  # 413
+    for rule in sorted(api.app.url_map.iter_rules(), key=lambda r: r.rule):
+        meta = getattr(api.app.view_functions.get(rule.endpoint), "__openapi__", None)
+        if meta is None:
+            continue
+        operation = rule.endpoint.split(".")[-1]
+        path = filled(rule.rule, created["id"])
+
+        def missing(status: int, operation=operation) -> bool:
+            documented = str(status) in api.documented.get(operation, ())
+            return documented and str(status) not in api.examples.get(operation, {}).get("responses", {})
+
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            query = QUERIES.get(operation, "")
+            # A body the operation took (so that the refusal is the token's, not the body's).
+            body = api.examples.get(operation, {}).get("request", {}) if meta["body"] is not None else None
+            if missing(401):
+                call(method, path + query, json_body=body)
+            if missing(403) and "match_id" not in rule.arguments:
+                call(method, path + query, token=seat, json_body=body)
+            if meta["body"] is not None and missing(400):
+                call(method, path, data="{", content_type="application/json")
+            if meta["body"] is not None and missing(415):
+                call(method, path, data="name=Hal", content_type="application/x-www-form-urlencoded")
+            if meta["query"] is not None and missing(422):
+                call(method, path + "?no_such_parameter=1", token=OPERATOR)
+            if "match_id" in rule.arguments and missing(404):
+                call(method, path.replace(created["id"], "not-a-match"), token=OPERATOR)
+
+
+def limits(store) -> Recorder:
+    """The answers of a service at its limits: a client over its rate (429), an instance
+    computing all the imports and analyses it takes at once (503 busy) or opening no more
+    streams (503 shutting_down), the metrics behind their token (401)."""
+    limited = Recorder(create_app({
+        "STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED,
+        "METRICS_TOKEN": "a-metrics-token-for-the-examples", "HEAVY_JOBS_PER_PROCESS": "1",
+    }))
+    call = limited.call
+    created = call("POST", "/matches", json_body={"rules": {"preset": "classic"}}).get_json()
+    match, seat = f"/matches/{created['id']}", created["seats"][0]["token"]
+    player = call("POST", "/players", json_body={"name": "Ivy"}).get_json()["token"]
+    call("GET", "/metrics")  # 401
+    application = limited.app.extensions["gin_rummy"]
+    with mock.patch.object(application.costs, "_running", application.settings.heavy_jobs_per_process):
+        call("GET", f"{match}/analysis", token=OPERATOR)  # 503 busy
+        call("GET", f"{match}/hands/1/analysis", token=OPERATOR)
+        call("POST", "/matches/import", json_body={"format": "gin-rummy-match-record"})
+    with mock.patch.object(application.streams, "hub", None):
+        call("GET", "/players/me/stream?wait=0", token=player)  # 503 shutting_down
+    assert application.probe is not None, "the examples' store has a pool"
+    with mock.patch.object(application.probe, "check", side_effect=OSError("the database is away")):
+        call("GET", "/health")  # 503
+    rated = Recorder(create_app({
+        "STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED, "RATE_LIMIT_PER_ADDRESS": "1/hour",
+    }))
+    rated.call("GET", "/rules/presets")  # the one request of the hour
+    for path in (f"{match}/analysis", f"{match}/hands/1/analysis", f"{match}/stream?wait=0", "/players/me/stream?wait=0"):
+        rated.call("GET", path, token=seat)  # 429
+    for path in ("/matches", "/players", "/matches/import"):
+        rated.call("POST", path, json_body={})
+    for operation, entry in rated.examples.items():
+        merge(limited.examples.setdefault(operation, {"responses": {}}), entry)
+    for app in (limited.app, rated.app):
+        app.extensions["gin_rummy"].hub.shutdown()
+    return limited
+
+
+def merge(into: dict, entry: dict) -> None:
+    """``entry``'s examples added to ``into``'s: those of a request or status it lacks."""
+    if "request" in entry:
+        into.setdefault("request", entry["request"])
+    for status, by_media in entry["responses"].items():
+        for media_type, answer in by_media.items():
+            into["responses"].setdefault(status, {}).setdefault(media_type, answer)
+
+
 def capture(store, other_store) -> dict[str, dict]:
     """Every operation's examples, from one session on ``store`` (and ``other_store``, the
     service a record is imported into)."""
@@ -334,13 +456,14 @@ def capture(store, other_store) -> dict[str, dict]:
     try:
         session(api, importer)
         deletions(api, signed, issuer)
+        gaps(api)
     finally:
         for app in (api.app, importer.app, signed.app):
             app.extensions["gin_rummy"].hub.shutdown()
     examples = api.examples
-    for recorder in (importer, signed):
+    for recorder in (importer, signed, limits(store)):
         for operation, entry in recorder.examples.items():
-            examples.setdefault(operation, entry)
+            merge(examples.setdefault(operation, {"responses": {}}), entry)
     return {operation: examples[operation] for operation in sorted(examples)}
 
 

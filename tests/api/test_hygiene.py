@@ -149,7 +149,7 @@ def test_an_internal_error_answers_500_with_neither_trace_nor_secret(hygiene):
     r = client.get("/test/boom", headers={**bearer(token), "X-Request-Id": "boom-1"})
     assert r.status_code == 500 and r.mimetype == "application/problem+json"
     assert r.json == {
-        "type": "https://gin-rummy.dev/problems/internal_error",
+        "type": "/problems/internal_error",
         "title": "Internal Server Error",
         "status": 500,
         "code": "internal_error",

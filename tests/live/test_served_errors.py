@@ -49,7 +49,7 @@ def problem(answer, status: int, code: str) -> dict:
     assert headers["content-type"] == "application/problem+json", headers
     document = json.loads(body)
     assert document["status"] == status and document["code"] == code, document
-    assert document["type"] == f"https://gin-rummy.dev/problems/{code}" and document["title"] and document["detail"]
+    assert document["type"] == f"/problems/{code}" and document["title"] and document["detail"]
     assert SECRET not in body.decode(), "the request's text came back in the answer"
     return document
 
