@@ -52,7 +52,7 @@ def _send(path: str):
 PROXY_ERRORS = {
     400: ("bad_request", "the request is not valid HTTP/1.1: a malformed request line, or a header with a character not allowed", None),
     404: ("not_found", "no such resource here", None),
-    413: ("body_too_large", "the request body is larger than the proxy accepts (a match record may be up to 16 MiB, any other body 64 KiB)", None),
+    413: ("body_too_large", "the request body is larger than the proxy accepts (a match record may be up to 4 MiB, any other body 64 KiB)", None),
     414: ("uri_too_long", "the request line (method, path and query) is longer than the proxy reads", None),
     431: ("headers_too_large", "a header, or the headers together, are larger than the proxy reads", None),
     502: ("service_unreachable", "no instance of the service could be reached; retry later", "5"),

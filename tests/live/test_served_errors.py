@@ -169,7 +169,7 @@ def test_behind_the_deployments_nginx_every_refusal_is_a_problem_document_too(ng
 INGRESS_SITE = """
 server {{
     listen 127.0.0.1:{{port}};
-    client_max_body_size 16m;
+    client_max_body_size 4m;
     location / {{
         proxy_pass http://127.0.0.1:{app};
         proxy_intercept_errors on;

@@ -262,7 +262,7 @@ http {{
 
     server {{
         listen {listen};
-        client_max_body_size 16m;
+        client_max_body_size 4m;
 
         location / {{
             proxy_pass http://gin_api;
