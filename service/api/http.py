@@ -173,7 +173,7 @@ def bearer_token() -> str:
     scheme, _, token = header.partition(" ")
     if not header:
         raise Problem(
-            401, "unauthorized", "send Authorization: Bearer <token> (a seat token or the operator token)",
+            401, "unauthorized", "send Authorization: Bearer <token> (a seat token, a player token, a sign-in JWT or the operator token)",
             headers={"WWW-Authenticate": 'Bearer realm="gin-rummy"'},
         )
     if scheme.lower() != "bearer" or not token.strip():

@@ -22,6 +22,7 @@ from service.application import signin
 from service.records.records import record_schema
 
 from . import schemas as s
+from .ratelimit import EXEMPT_ENDPOINTS
 
 TITLE = "Gin Rummy service"
 #: The contract's version is the package's (pyproject.toml), under the compatibility
@@ -44,6 +45,28 @@ BEARER = (
     "sign-in JWT of the front end's identity provider. A JWT refused is 401 with a `code` naming the check it "
     f"failed: {', '.join(f'`{code}`' for code in signin.REFUSALS)}."
 )
+
+
+#: The response headers of the contract (``components.headers``): which operation and
+#: status answers ``ETag``, ``Location`` or ``Idempotent-Replayed`` is recorded from a real
+#: session with the examples (tests/api/examples.py); the others follow from rules below.
+HEADERS = {
+    "ETag": ("The match's version the answer was read at, as a strong ETag (`\"12\"`; another representation "
+             "adds a suffix: `\"12.text\"`). Send it back as `If-Match` to act, as `If-None-Match` to revalidate."),
+    "Location": "The URL of what was created.",
+    "Idempotent-Replayed": ("`true` when this is the stored answer to an earlier request with the same "
+                            "`Idempotency-Key`: nothing was done again."),
+    "Retry-After": "Seconds to wait before sending the request again.",
+    "RateLimit-Policy": ("The request limits that counted this request, one item per limit (`address`, `token`): "
+                         "`q` the burst, `w` the seconds to refill it from empty. "
+                         'Example: `"address";q=3000;w=3, "token";q=300;w=3` (IETF draft-ietf-httpapi-ratelimit-headers). '
+                         "Absent where the operator turned the limits off."),
+    "RateLimit": ("Where the caller stands in each limit of `RateLimit-Policy`: `r` the requests left now, `t` the "
+                  'seconds until the allowance is full again. Example: `"address";r=2987;t=1, "token";r=288;t=1`.'),
+    "X-Request-Id": "The request's id, as in the service's log: quote it when reporting a problem.",
+}
+#: Statuses whose answers carry Retry-After.
+RETRY_STATUSES = ("429", "503")
 
 
 #: The tags in the order a reader meets them (the API reference lists them so), with what
@@ -72,6 +95,8 @@ def build_spec(app: Flask) -> APISpec:
         info={"description": DESCRIPTION},
     )
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer", "description": BEARER})
+    for name, description in HEADERS.items():
+        spec.components.header(name, {"description": description, "schema": {"type": "string"}})
     spec.components.schema("Problem", schema=s.ProblemSchema)
     # The record's JSON Schema is a file of its own (openapi/, served at /match-record.schema.json),
     # and part of this document too: code generators take the document alone.
@@ -237,7 +262,22 @@ def _operation(rule, meta: dict) -> dict:
         "default", {"description": "Any other error", "content": {"application/problem+json": {"schema": "Problem"}}}
     )
     _add_examples(op, examples().get(op["operationId"], {}))
+    _add_headers(op, rule.endpoint, examples().get(op["operationId"], {}).get("headers", {}))
     return op
+
+
+def _add_headers(op: dict, endpoint: str, recorded: dict[str, list[str]]) -> None:
+    """Each response's headers: those the examples' session saw (ETag, Location,
+    Idempotent-Replayed), Retry-After on 429 and 503, the RateLimit fields wherever the
+    request limits count, and X-Request-Id on every answer."""
+    for status, response in op["responses"].items():
+        names = set(recorded.get(status, ()))
+        if status in RETRY_STATUSES:
+            names.add("Retry-After")
+        if endpoint not in EXEMPT_ENDPOINTS:
+            names |= {"RateLimit", "RateLimit-Policy"}
+        names.add("X-Request-Id")
+        response["headers"] = {name: {"$ref": f"#/components/headers/{name}"} for name in HEADERS if name in names}
 
 
 @functools.cache

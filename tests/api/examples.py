@@ -54,6 +54,9 @@ UNLIMITED = {
 }
 #: Lines of a long text answer (the metrics) kept in its example.
 TEXT_LINES = 12
+#: The response headers whose operations and statuses the session records for the
+#: document (service.api.openapi.HEADERS: the others follow from rules).
+RECORDED_HEADERS = ("ETag", "Location", "Idempotent-Replayed")
 
 
 def make_app(store):
@@ -88,6 +91,11 @@ class Recorder:
         entry = self.examples.setdefault(operation, {"responses": {}})
         if json_body is not None and response.status_code < 300 and "request" not in entry:
             entry["request"] = json_body
+        status = str(response.status_code)
+        seen = [name for name in RECORDED_HEADERS if name in response.headers]
+        if seen and status in self.documented.get(operation, ()):
+            known = entry.setdefault("headers", {}).setdefault(status, [])
+            known[:] = [name for name in RECORDED_HEADERS if name in known or name in seen]
         if response.status_code not in (204, 304) and str(response.status_code) in self.documented.get(operation, ()):
             media = response.mimetype
             answer = response.get_json() if media == "application/json" or media.endswith("+json") else response.get_data(as_text=True)
@@ -178,10 +186,11 @@ def session(api: Recorder, importer: Recorder) -> None:
         if view["status"] == "finished":
             break
         action = greedy_action_on_view(view)
-        call("POST", f"{match}/actions", token=token, json_body=action,
-             headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": str(uuid.uuid4())})
+        sent = {"If-Match": f'"{view["version"]}"', "Idempotency-Key": str(uuid.uuid4())}
+        call("POST", f"{match}/actions", token=token, json_body=action, headers=sent)
     else:
         raise AssertionError("the hand against the computer did not end")
+    call("POST", f"{match}/actions", token=token, json_body=action, headers=sent)  # the same again: replayed
     call("GET", f"{match}/events?after=0&limit=3", token=token)
     call("GET", f"{match}/stream?after={view['version'] - 2}&wait=0", token=token)
     call("GET", f"{match}/hands", token=token)
@@ -430,9 +439,13 @@ def limits(store) -> Recorder:
 
 
 def merge(into: dict, entry: dict) -> None:
-    """``entry``'s examples added to ``into``'s: those of a request or status it lacks."""
+    """``entry``'s examples added to ``into``'s: those of a request or status it lacks,
+    and the headers it saw."""
     if "request" in entry:
         into.setdefault("request", entry["request"])
+    for status, names in entry.get("headers", {}).items():
+        known = into.setdefault("headers", {}).setdefault(status, [])
+        known[:] = [name for name in RECORDED_HEADERS if name in known or name in names]
     for status, by_media in entry["responses"].items():
         for media_type, answer in by_media.items():
             into["responses"].setdefault(status, {}).setdefault(media_type, answer)
@@ -492,10 +505,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", help="a PostgreSQL server's admin URL (default: an embedded server)")
     parser.add_argument("--only", nargs="+", metavar="OPERATION_ID", help="rewrite these operations' examples alone")
+    parser.add_argument("--headers", action="store_true", help="rewrite the headers seen alone, every example kept")
     args = parser.parse_args(argv)
     with _stores(args.database_url) as (store, other_store):
         captured = capture(store, other_store)
-    if args.only:
+    if args.headers:
+        examples = json.loads(EXAMPLES.read_text())
+        for operation, entry in examples.items():
+            entry.pop("headers", None)
+            if captured.get(operation, {}).get("headers"):
+                entry["headers"] = captured[operation]["headers"]
+        captured = examples
+    elif args.only:
         unknown = set(args.only) - set(captured)
         if unknown:
             print(f"not called by the session: {', '.join(sorted(unknown))}", file=sys.stderr)

@@ -39,8 +39,11 @@ def test_the_committed_openapi_document_matches_the_code(app):
 def test_the_document_is_self_contained_with_the_record_schema_in_its_components(app):
     spec = spec_dict(app)
     refs = set(re.findall(r'"\$ref": "([^"]*)"', json.dumps(spec)))
-    assert refs and all(ref.startswith("#/components/schemas/") for ref in refs), sorted(refs)
-    assert {ref.removeprefix("#/components/schemas/") for ref in refs} <= set(spec["components"]["schemas"])
+    kinds = ("#/components/schemas/", "#/components/headers/")
+    assert refs and all(ref.startswith(kinds) for ref in refs), sorted(refs)
+    schemas = {ref.removeprefix(kinds[0]) for ref in refs if ref.startswith(kinds[0])}
+    assert schemas <= set(spec["components"]["schemas"])
+    assert {ref.removeprefix(kinds[1]) for ref in refs if ref.startswith(kinds[1])} <= set(spec["components"]["headers"])
     record = spec["components"]["schemas"]["MatchRecord"]
     file = record_schema()
     assert "$id" not in record and "$defs" not in record and record["required"] == file["required"]

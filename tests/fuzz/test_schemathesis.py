@@ -316,6 +316,8 @@ schema.config.generation.update(max_examples=MAX_EXAMPLES, deterministic=True, d
 def test_every_operation_answers_as_documented(case, world):
     steer(case, world)
     FUZZED[case.operation.label] += 1
-    response = case.call(app=world.app)
+    # The app's test transport does not undo a gzipped answer (the docs' files and the
+    # document are gzipped when accepted): ask for them as they are.
+    response = case.call(app=world.app, headers={"Accept-Encoding": "identity"})
     STATUSES[case.operation.label][response.status_code] += 1
     case.validate_response(response, checks=CHECKS)

@@ -66,3 +66,28 @@ export async function cardsDrawn(matchId: string, token: string): Promise<string
   console.log(record.digest, record.result.status);
   return drawn;
 }
+
+// The response headers are in the contract, so a generated client names them: a
+// header the document stopped declaring fails this check.
+type Responses<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R } ? R : never;
+type CreatedHeaders = Responses<"/matches", "post">[201]["headers"];
+type ActedHeaders = Responses<"/matches/{match_id}/actions", "post">[200]["headers"];
+type LimitedHeaders = Responses<"/matches", "post">[429]["headers"];
+export const headersRead: {
+  location: CreatedHeaders["Location"];
+  etag: ActedHeaders["ETag"];
+  replayed: ActedHeaders["Idempotent-Replayed"];
+  rateLimit: ActedHeaders["RateLimit"];
+  policy: ActedHeaders["RateLimit-Policy"];
+  retryAfter: LimitedHeaders["Retry-After"];
+  requestId: ActedHeaders["X-Request-Id"];
+} = {
+  location: "/matches/0b6f…",
+  etag: '"12"',
+  replayed: "true",
+  rateLimit: '"address";r=2987;t=1, "token";r=288;t=1',
+  policy: '"address";q=3000;w=3, "token";q=300;w=3',
+  retryAfter: "2",
+  requestId: "7f3c…",
+};
+
