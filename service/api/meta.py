@@ -162,7 +162,8 @@ def served(data: bytes, mimetype: str, cache_control: str) -> Response:
     response.vary.add("Accept-Encoding")
     response.headers["Cache-Control"] = cache_control
     response.set_etag(_tag(data) + ("-gzip" if compress else ""))
-    return response.make_conditional(request)
+    response.make_conditional(request)  # 304 to a matching If-None-Match, in place
+    return response
 
 
 @bp.get("/.well-known/jwks.json")
