@@ -52,7 +52,7 @@ def register_cors(app: Flask, allowed: tuple[str, ...]) -> None:
             response.headers.add("Vary", "Origin")
             response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
             if request.method == "OPTIONS":
-                response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+                response.headers["Access-Control-Allow-Methods"] = "GET, POST, PATCH, DELETE, OPTIONS"
                 response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
                 response.headers["Access-Control-Max-Age"] = "600"
         return response

@@ -1,4 +1,4 @@
-"""Health, the OpenAPI document, its browsable page, and the rules presets.
+"""Health, the OpenAPI document, its browsable page and its guides, and the rules presets.
 
 Two health checks, for two questions: ``/health/live`` (liveness: the process answers;
 never touches the database, so a database outage does not get healthy processes
@@ -21,11 +21,13 @@ from flask import Blueprint, Response, current_app, jsonify, request
 from service.engine import PRESET_DESCRIPTIONS, PRESETS
 from service.engine.rules import RANGES
 
+from . import guides
 from . import schemas as s
 from .docs import operation
 from .errors import Problem
 from .http import app
 from .openapi import spec_dict
+from .problems import by_code
 
 bp = Blueprint("meta", __name__)
 
@@ -125,6 +127,7 @@ DOCS_FILES = {
     "swagger-ui.css": ("flask_swagger_ui", "dist", "text/css"),
     "swagger-ui-bundle.js": ("flask_swagger_ui", "dist", "text/javascript"),
     "favicon.svg": ("service.api", "", "image/svg+xml"),
+    "site.css": ("service.api.guides", "", "text/css"),  # the header, shared with the guides
 }
 
 
@@ -135,6 +138,27 @@ def docs_file(name: str):
     package, folder, mimetype = DOCS_FILES[name]
     # Kept an hour, then revalidated by its ETag: an upgraded package is picked up then.
     return served(_docs_file(package, folder, name), mimetype, "public, max-age=3600")
+
+
+@bp.get("/docs/guides")
+def guide_index():
+    return served(_guides()["index"], "text/html", "no-cache")
+
+
+@bp.get("/docs/guides/<name>")
+def guide(name: str):
+    """A guide (``service.api.guides``): its Markdown as HTML, with the reference's header."""
+    if name not in guides.GUIDES:
+        raise Problem(404, "not_found", f"no guide {name!r}: /docs/guides lists them")
+    return served(_guides()[name], "text/html", "no-cache")
+
+
+def _guides() -> dict[str, bytes]:
+    """The guides' pages, rendered once for the app's life (they link its operations)."""
+    pages = current_app.extensions.get("gin_rummy_guides")
+    if pages is None:
+        pages = current_app.extensions["gin_rummy_guides"] = guides.pages(spec_dict(current_app), by_code())
+    return pages
 
 
 @functools.cache

@@ -38,7 +38,8 @@ Every response about a match carries its version as an `ETag`; send it back as `
 to act only on the state you saw (412 otherwise), and an `Idempotency-Key` to make a retry
 safe. Every error is `application/problem+json` with a stable `code`; its `type`,
 `/problems/{code}`, is that code's entry in [the catalogue of error codes](/problems): what
-it means, and whether to fix the request, re-read the match and act again, wait, or sign in."""
+it means, and whether to fix the request, re-read the match and act again, wait, or sign in.
+Short guides (a first match, online play, records, errors and retries): [/docs/guides](/docs/guides)."""
 
 BEARER = (
     "A seat token, a player token, the operator token, or (when the service is configured with an issuer) a "

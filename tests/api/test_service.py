@@ -119,6 +119,8 @@ def test_cross_origin_requests_are_allowed_only_for_configured_origins(store):
     r = client.options("/matches", headers={"Origin": "https://play.example", "Access-Control-Request-Method": "POST"})
     assert r.headers["Access-Control-Allow-Origin"] == "https://play.example"
     assert "Idempotency-Key" in r.headers["Access-Control-Allow-Headers"]
+    # Every method the API has (a player renames or deletes itself, a ticket is cancelled).
+    assert set(r.headers["Access-Control-Allow-Methods"].split(", ")) >= {"GET", "POST", "PATCH", "DELETE"}
     r = client.get("/health", headers={"Origin": "https://elsewhere.example"})
     assert "Access-Control-Allow-Origin" not in r.headers
     # Listed origins replace the default: a page on this machine is not allowed then.

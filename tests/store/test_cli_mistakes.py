@@ -69,9 +69,14 @@ def test_every_form_of_connection_string_psycopg_reads_still_connects(database_u
     parts = urlsplit(database_url)
     host = parts.netloc.rpartition("@")[2]
     userinfo = parts.netloc.rpartition("@")[0]
+    if host:  # several hosts in the authority, as a replicated cluster's URL names them
+        several = parts._replace(netloc=f"{userinfo}@{host},{host}", query="target_session_attrs=read-write")
+    else:  # a socket (the embedded server): the hosts are in the query, comma-separated
+        socket = conninfo_to_dict(database_url)["host"]
+        several = parts._replace(query=f"host={socket},{socket}&target_session_attrs=read-write")
     forms = [
         urlunsplit(parts._replace(scheme="postgres")),
-        urlunsplit(parts._replace(netloc=f"{userinfo}@{host},{host}", query="target_session_attrs=read-write")),
+        urlunsplit(several),
         make_conninfo(**conninfo_to_dict(database_url)),  # host=... dbname=...
     ]
     assert "=" in forms[2] and "://" not in forms[2]

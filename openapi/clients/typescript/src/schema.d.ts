@@ -2447,27 +2447,51 @@ export interface operations {
                      *     <!-- Every file comes from this service (Swagger UI from the flask-swagger-ui package): the page works offline. -->
                      *     <link rel="icon" type="image/svg+xml" href="docs/favicon.svg">
                      *     <link rel="stylesheet" href="docs/swagger-ui.css">
-                     *     <style>
-                     *       body { margin: 0; background: #fafafa; }
-                     *       .gin-header { background: #14532d; color: #fff; padding: .8rem 1.5rem; font: 15px/1.4 system-ui, sans-serif; display: flex; gap: .8rem; align-items: center; }
-                     *       .gin-header img { width: 28px; height: 28px; }
-                     *       .gin-header h1 { margin: 0; font-size: 1.2rem; font-weight: 600; }
-                     *       .gin-header a { color: #bbf7d0; margin-left: auto; }
-                     *     </style>
+                     *     <!-- The header, shared with the guides' pages. -->
+                     *     <link rel="stylesheet" href="docs/site.css">
                      *     </head>
                      *     <body>
                      *     <header class="gin-header">
                      *       <img src="docs/favicon.svg" alt="">
                      *       <h1>Gin Rummy service — API reference</h1>
-                     *       <a href="openapi.json">openapi.json</a>
+                     *       <nav>
+                     *         <a href="docs/guides">guides</a>
+                     *         <a href="problems">error codes</a>
+                     *         <a href="openapi.json">openapi.json</a>
+                     *       </nav>
                      *     </header>
                      *     <div id="swagger-ui"></div>
                      *     <script src="docs/swagger-ui-bundle.js"></script>
                      *     <script>
+                     *       // A deep link names an operation by its tag and operationId: #/matches/get_match.
+                     *       // Swagger UI 5 also reads an underscore there as a space escaped the old way, which it
+                     *       // has deprecated: every deep link to an operation whose id holds one (most of ours)
+                     *       // logged "Deprecated: escaping deep link whitespace with `_` ..." as a console error.
+                     *       // Here the link is read as written, and opened as Swagger UI opens it (its tag, then
+                     *       // the operation, scrolled to).
+                     *       const LiteralDeepLinks = () => ({
+                     *         statePlugins: {
+                     *           layout: {
+                     *             wrapActions: {
+                     *               parseDeepLinkHash: (original, system) => (hash) => {
+                     *                 if (!system.getConfigs().deepLinking || !hash) return;
+                     *                 const { layoutActions, layoutSelectors } = system;
+                     *                 const key = layoutSelectors.isShownKeyFromUrlHashArray(hash.replace(/^#!?\/?/, "").split("/"));
+                     *                 if (key[0] === "operations") layoutActions.show(layoutSelectors.isShownKeyFromUrlHashArray([key[1]]), true);
+                     *                 layoutActions.show(key, true);
+                     *                 layoutActions.scrollTo(key);
+                     *                 if (layoutActions.scrollToVirtualizedOperation) layoutActions.scrollToVirtualizedOperation(key);
+                     *               },
+                     *             },
+                     *           },
+                     *         },
+                     *       });
+                     *
                      *       window.ui = SwaggerUIBundle({
                      *         url: "openapi.json",
                      *         dom_id: "#swagger-ui",
                      *         presets: [SwaggerUIBundle.presets.apis],
+                     *         plugins: [LiteralDeepLinks],
                      *         layout: "BaseLayout",
                      *         deepLinking: true,
                      *         // Swagger UI would otherwise send the document to validator.swagger.io for a badge.
