@@ -115,7 +115,8 @@ class Replica:
             row = conn.execute(CAUGHT_UP, (target,)).fetchone()
             if row is not None and row[0]:
                 return True
-            if time.monotonic() + pause > deadline:
+            now = time.monotonic()
+            if now >= deadline:
                 return False
-            time.sleep(pause)
+            time.sleep(min(pause, deadline - now))  # the last look is at the deadline itself
             pause = min(pause * 2, 0.01)
