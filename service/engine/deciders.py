@@ -12,7 +12,7 @@ from .evolvers import fold
 from .hints import hint
 from .match import abort, claim_timeout, deal, join, resign, start_match
 from .state import MATCH_OVER, WAITING, Event, State
-from .turns import defend, discard, draw, knock_or_gin, pass_upcard
+from .turns import big_gin, defend, discard, draw, knock_or_gin, pass_upcard
 
 DECIDERS = {
     "start_match": start_match,
@@ -26,12 +26,13 @@ DECIDERS = {
     "discard": discard,
     "knock": knock_or_gin,
     "gin": knock_or_gin,
+    "big_gin": big_gin,
     "defend": defend,
     "hint": hint,
 }
 
 #: The commands that play the cards (the others end the match).
-PLAY_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "defend")
+PLAY_COMMANDS = ("draw", "pass", "discard", "knock", "gin", "big_gin", "defend")
 
 
 def decide(state: State, command: Mapping[str, Any]) -> list[Event]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from .rules import rules_from_json
+from .scoring import new_games
 from .state import AWAITING_DEAL, DEFENSE, DISCARD, DRAW, MATCH_OVER, UPCARD_OFFER, WAITING, Event, State
 
 T = TypeVar("T")
@@ -25,6 +26,8 @@ def _with_seat(pair: tuple[T, ...], seat: int, value: T) -> tuple[T, T]:
 
 def _on_match_started(s: State, d: dict[str, Any]) -> None:
     s.rules = rules_from_json(d["rules"])
+    if s.rules.hollywood:
+        s.games = new_games()
     s.seats = tuple(d["seats"])
     s.phase = WAITING if any(seat["kind"] == "open" for seat in s.seats) else AWAITING_DEAL
 
@@ -108,7 +111,10 @@ def _on_card_discarded(s: State, d: dict[str, Any]) -> None:
 
 def _on_knocked(s: State, d: dict[str, Any]) -> None:
     seat = d["seat"]
-    _discard(s, seat, d["card"])
+    if d["card"] is not None:
+        _discard(s, seat, d["card"])
+    else:  # Big Gin: all eleven cards laid down, none discarded
+        s.taken_from_discard = None
     s.knock = d
     s.turn = 1 - seat
     s.phase = DEFENSE
@@ -121,6 +127,11 @@ def _on_defended(s: State, d: dict[str, Any]) -> None:
 
 def _on_hand_ended(s: State, d: dict[str, Any]) -> None:
     s.scores = tuple(d["scores"])
+    winner = d["winner"]
+    if winner is not None:
+        s.hands_won = _with_seat(s.hands_won, winner, s.hands_won[winner] + 1)
+    if "games" in d:
+        s.games = tuple(d["games"])
     s.last_hand = {
         "hand": d["hand"],
         "result": d["result"],

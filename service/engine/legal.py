@@ -61,7 +61,7 @@ def _plays(state: State, seat: int) -> list[dict[str, Any]]:
 def _discard_actions(state: State, seat: int) -> list[dict[str, Any]]:
     hand = state.hands[seat]
     assert state.rules is not None  # a hand was dealt: the match has started
-    limit = state.rules.knock_limit
+    limit = state.knock_limit
     taken = state.taken_from_discard
     ordered = sorted(hand, key=CARD_INDEX.__getitem__)
     actions = [{"type": "discard", "card": card} for card in ordered if card != taken]
@@ -74,6 +74,7 @@ def _discard_actions(state: State, seat: int) -> list[dict[str, Any]]:
     eleven = deadwood_of_mask(mask)
     if eleven - 10 > limit:
         return actions
+    big_gin = eleven == 0 and state.rules.big_gin_bonus is not None
     for card in ordered:
         if card == taken or eleven - CARD_VALUE[card] > limit:
             continue
@@ -82,4 +83,6 @@ def _discard_actions(state: State, seat: int) -> list[dict[str, Any]]:
             # Without melds: the knock lays out the best layout against the defender's
             # hand, which no suggestion listed here could know.
             actions.append({"type": "gin" if left == 0 else "knock", "card": card})
+    if big_gin:
+        actions.append({"type": "big_gin"})
     return actions

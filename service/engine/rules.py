@@ -62,6 +62,29 @@ class Rules:
     #: device, off when a seat waits for a player to join or the two seats are held by
     #: two different players.  A match with a hint shown is never rated.
     hints: bool | None = None
+    #: Oklahoma Gin: the first upcard's value sets the hand's knock limit (an ace: Gin
+    #: only, a face card 10); ``knock_limit`` stays at 10.
+    oklahoma: bool = False
+    #: Under ``oklahoma``: a spade as the first upcard doubles the hand's score.
+    spade_doubles: bool = False
+    #: Big Gin: all eleven cards meld after the draw; the player lays them down without
+    #: discarding and scores the defender's deadwood plus this bonus (None: not played).
+    big_gin_bonus: int | None = None
+    #: Hollywood scoring: three games run at once (see ``scoring``); the match ends when
+    #: all three are decided.
+    hollywood: bool = False
+    #: Added at the end of a game to the total of the player who won it.
+    game_bonus: int = 0
+    #: Added at the end of a game to each player's total for each hand it won there (the
+    #: line or box bonus).
+    box_bonus: int = 0
+    #: A game's winner whose opponent scored no point in it doubles its total.
+    shutout_doubles: bool = False
+
+    @property
+    def match_bonuses(self) -> bool:
+        """Whether a game's end is settled with totals (bonuses, shutouts, Hollywood)."""
+        return self.hollywood or bool(self.game_bonus or self.box_bonus or self.shutout_doubles)
 
     def to_json(self, complete: bool = False) -> dict[str, Any]:
         """The rules as data.  An optional parameter left at its default (``turn_seconds``
@@ -94,13 +117,23 @@ RANGES: dict[str, tuple[Any, ...]] = {
     "turn_seconds": (int, 5, 2_592_000),
     "starter": (str, ("alternate", "seat_0", "loser")),
     "hints": (bool,),
+    "oklahoma": (bool,),
+    "spade_doubles": (bool,),
+    "big_gin_bonus": (int, 0, 100),
+    "hollywood": (bool,),
+    "game_bonus": (int, 0, 1000),
+    "box_bonus": (int, 0, 100),
+    "shutout_doubles": (bool,),
 }
 
 #: Parameters that may be null (not set).
-NULLABLE = frozenset({"turn_seconds", "hints"})
+NULLABLE = frozenset({"turn_seconds", "hints", "big_gin_bonus"})
 #: Parameters added after the first records: left out of recorded rules while at their
 #: default, and taken at their default when recorded rules lack them.
-OPTIONAL = frozenset({"turn_seconds", "starter", "hints"})
+OPTIONAL = frozenset(
+    {"turn_seconds", "starter", "hints", "oklahoma", "spade_doubles", "big_gin_bonus", "hollywood", "game_bonus",
+     "box_bonus", "shutout_doubles"}
+)
 OPTIONAL_DEFAULTS = {f.name: f.default for f in fields(Rules) if f.name in OPTIONAL}
 
 PRESETS: dict[str, Rules] = {
@@ -121,6 +154,37 @@ PRESETS: dict[str, Rules] = {
         knocker_arranges=True,
         defender_arranges=True,
     ),
+    # The variants of the rule books, with the match bonuses they are played with.
+    "oklahoma": Rules(
+        preset="oklahoma",
+        upcard_offer=True,
+        dead_hand_stock=2,
+        target_score=150,
+        oklahoma=True,
+        spade_doubles=True,
+        game_bonus=100,
+        box_bonus=20,
+        shutout_doubles=True,
+    ),
+    "straight": Rules(
+        preset="straight",
+        upcard_offer=True,
+        dead_hand_stock=2,
+        knock_limit=0,
+        big_gin_bonus=31,
+        game_bonus=100,
+        box_bonus=25,
+        shutout_doubles=True,
+    ),
+    "hollywood": Rules(
+        preset="hollywood",
+        upcard_offer=True,
+        dead_hand_stock=2,
+        hollywood=True,
+        game_bonus=100,
+        box_bonus=25,
+        shutout_doubles=True,
+    ),
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -131,6 +195,14 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "and the hand is dead at two stock cards.",
     "bonus-20-10": "Upcard offer, dead at two stock cards, Gin bonus 20 and undercut bonus 10; the starter alternates; "
     "the knocker may lay out any legal arrangement and the defender confirms or changes the suggested melds and layoffs.",
+    "oklahoma": "Oklahoma Gin: the first upcard's value is the hand's knock limit (an ace: Gin only), and a spade "
+    "upcard doubles the hand's score; upcard offer, dead at two stock cards, game to 150 with a game bonus of 100, "
+    "20 a box and the shutout doubled.",
+    "straight": "Straight Gin: no knocking, a hand ends only in Gin (Big Gin 31) or a dead hand; upcard offer, dead "
+    "at two stock cards, game to 100 with a game bonus of 100, 25 a box and the shutout doubled.",
+    "hollywood": "Hollywood scoring: three games to 100 run at once (a player's first hand won scores in game one, "
+    "the second in games one and two, the third onward in all three); the match ends when all three are decided; "
+    "upcard offer, dead at two stock cards, a game bonus of 100, 25 a box and the shutout doubled in each game.",
 }
 
 DEFAULT_PRESET = "classic"
@@ -169,7 +241,22 @@ def resolve_rules(spec: Mapping[str, object] | None = None) -> Rules:
         )
     # Each value checked against its parameter: its type is the one the name's field has.
     overrides: dict[str, Any] = {k: _check_value(k, v) for k, v in spec.items()}
-    return replace(PRESETS[name], **overrides)
+    return check_combination(replace(PRESETS[name], **overrides))
+
+
+def check_combination(rules: Rules) -> Rules:
+    """The rules, if their parameters can be played together (the books' variants compose
+    except where one decides what another would)."""
+    if rules.oklahoma and rules.knock_limit != 10:
+        raise RulesError(
+            f"under oklahoma the first upcard sets each hand's knock limit: leave knock_limit at 10, got {rules.knock_limit}",
+            "knock_limit",
+        )
+    if rules.spade_doubles and not rules.oklahoma:
+        raise RulesError("spade_doubles is a rule of oklahoma: set oklahoma too", "spade_doubles")
+    if rules.hollywood and rules.single_hand:
+        raise RulesError("hollywood plays three games over many hands: single_hand cannot be set with it", "single_hand")
+    return rules
 
 
 def rules_from_json(data: Mapping[str, object]) -> Rules:
@@ -187,4 +274,24 @@ def rules_from_json(data: Mapping[str, object]) -> Rules:
         raise RulesError(f"unknown rules parameter(s) {', '.join(map(repr, unknown))}", unknown[0])
     # Each value checked against its parameter: its type is the one the name's field has.
     recorded: dict[str, Any] = {k: _check_value(k, v) for k, v in data.items()}
-    return Rules(preset=preset, **recorded)
+    return check_combination(Rules(preset=preset, **recorded))
+
+
+def hand_knock_limit(rules: Rules, upcard: str | None) -> int:
+    """The most deadwood a player may knock with in a hand whose first upcard is
+    ``upcard``: the rules' ``knock_limit``, or under ``oklahoma`` the upcard's value (an
+    ace: 0, Gin only; a face card: 10).
+
+    >>> oklahoma = resolve_rules({"preset": "oklahoma"})
+    >>> hand_knock_limit(oklahoma, "3S"), hand_knock_limit(oklahoma, "AH"), hand_knock_limit(oklahoma, "QD")
+    (3, 0, 10)
+    """
+    if not rules.oklahoma or upcard is None:
+        return rules.knock_limit
+    rank = "A23456789TJQK".index(upcard[0]) + 1
+    return 0 if rank == 1 else min(rank, 10)
+
+
+def doubled(rules: Rules, upcard: str | None) -> bool:
+    """Whether the hand's score is doubled: a spade first upcard under ``spade_doubles``."""
+    return rules.spade_doubles and upcard is not None and upcard[1] == "S"

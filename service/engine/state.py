@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from .rules import Rules, rules_from_json
+from .rules import Rules, hand_knock_limit, rules_from_json
 
 SEATS = (0, 1)
 
@@ -68,6 +68,10 @@ class State:
         self.knock: dict[str, Any] | None = None
         self.defense: dict[str, Any] | None = None
         self.scores: tuple[int, int] = (0, 0)
+        #: Hands each seat has won in the match (a dead hand nobody won).
+        self.hands_won: tuple[int, int] = (0, 0)
+        #: Under Hollywood scoring, its three games (see ``scoring``); else empty.
+        self.games: tuple[dict[str, Any], ...] = ()
         self.last_hand: dict[str, Any] | None = None
         self.winner: int | None = None
         self.end_reason: str | None = None
@@ -88,6 +92,17 @@ class State:
     @property
     def stock(self) -> tuple[str, ...]:
         return self.deck[self.stock_pos :]
+
+    @property
+    def upcard(self) -> str | None:
+        """The hand's first upcard (``deck[20]``), once a hand is dealt."""
+        return self.deck[20] if self.deck else None
+
+    @property
+    def knock_limit(self) -> int:
+        """The most deadwood a seat may knock with in this hand (see ``hand_knock_limit``)."""
+        assert self.rules is not None  # a hand was dealt: the match has started
+        return hand_knock_limit(self.rules, self.upcard)
 
     @property
     def finished(self) -> bool:

@@ -12,6 +12,8 @@ from .errors import CommandError, IllegalMoveError
 from .evolvers import evolve
 from .layoffs import Defense, LayoffError, best_defense, best_layout, check_defense
 from .melds import ArrangementError, best_melds, check_arrangement, deadwood_of_mask
+from .rules import doubled
+from .scoring import enter, hollywood_winner, settlement
 from .state import DEFENSE, DISCARD, DRAW, UPCARD_OFFER, Event, State
 
 
@@ -60,29 +62,43 @@ def _check_discard(state: State, seat: int, card: str) -> tuple[str, ...]:
     return _remove(hand, card)
 
 
-def _after_hand_events(state: State, result: str, winner: int | None, points: int) -> list[Event]:
-    scores = list(state.scores)
-    if winner is not None:
-        scores[winner] += points
-    events = [
-        Event(
-            "hand_ended",
-            {
-                "hand": state.hand_number,
-                "result": result,
-                "winner": winner,
-                "points": points,
-                "scores": scores,
-                # The reveal that lets anyone check the deal's commitment.
-                "deck": list(state.deck),
-                "salt": state.salt,
-            },
-        )
-    ]
+def _after_hand_events(state: State, result: str, winner: int | None, points: int, double: bool = False) -> list[Event]:
     rules = state.rules
     assert rules is not None  # a hand was dealt: the match has started
-    if rules.single_hand or (winner is not None and scores[winner] >= rules.target_score):
-        events.append(Event("match_ended", {"winner": winner, "scores": scores, "reason": "score"}))
+    scores = list(state.scores)
+    hands_won = list(state.hands_won)
+    if winner is not None:
+        scores[winner] += points
+        hands_won[winner] += 1
+    ended: dict[str, Any] = {
+        "hand": state.hand_number,
+        "result": result,
+        "winner": winner,
+        "points": points,
+        "scores": scores,
+        # The reveal that lets anyone check the deal's commitment.
+        "deck": list(state.deck),
+        "salt": state.salt,
+    }
+    if double:
+        ended["doubled"] = True
+    games = state.games
+    if rules.hollywood:
+        if winner is not None:
+            games = enter(rules, games, winner, hands_won[winner], points)
+        ended["games"] = list(games)
+        finished = all(game["winner"] is not None for game in games)
+        match_winner = hollywood_winner(games)
+    else:
+        match_winner = winner
+        finished = rules.single_hand or (winner is not None and scores[winner] >= rules.target_score)
+        games = ({"scores": scores, "hands": hands_won, "winner": winner},)
+    events = [Event("hand_ended", ended)]
+    if finished:
+        data: dict[str, Any] = {"winner": match_winner, "scores": scores, "reason": "score"}
+        if rules.match_bonuses:
+            data.update(settlement(rules, games))
+        events.append(Event("match_ended", data))
     return events
 
 
@@ -116,7 +132,7 @@ def knock_or_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
     defender = 1 - seat
     if melds is None:
         arrangement = best_melds(remaining)
-        if 0 < arrangement.deadwood <= rules.knock_limit:
+        if 0 < arrangement.deadwood <= state.knock_limit:
             # Of the layouts with this deadwood, the one that leaves the defender most
             # (the engine knows both hands when it resolves the knock).
             arrangement = best_layout(remaining, state.hands[defender])
@@ -126,7 +142,7 @@ def knock_or_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
         except (ArrangementError, CardError) as exc:
             raise IllegalMoveError("invalid_meld", f"knocker's melds: {exc}") from None
         least = deadwood_of_mask(sum(1 << CARD_INDEX[c] for c in remaining))
-        if not rules.knocker_arranges and least < arrangement.deadwood and least <= rules.knock_limit:
+        if not rules.knocker_arranges and least < arrangement.deadwood and least <= state.knock_limit:
             raise IllegalMoveError(
                 "arrangement_not_allowed",
                 f"under these rules the knocker lays out one of its arrangements of the least deadwood ({least}); "
@@ -137,10 +153,11 @@ def knock_or_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
         raise IllegalMoveError(
             "not_gin", f"Gin needs 0 deadwood; discarding {card} leaves {arrangement.deadwood} {summary(state)}"
         )
-    if arrangement.deadwood > rules.knock_limit:
+    if arrangement.deadwood > state.knock_limit:
+        limit = state.knock_limit
         raise IllegalMoveError(
             "knock_limit",
-            f"knocking needs deadwood of {rules.knock_limit} or less; discarding {card} leaves "
+            f"knocking needs deadwood of {limit} or less{_limit_reason(state)}; discarding {card} leaves "
             f"{arrangement.deadwood} ({', '.join(arrangement.unmelded)})",
         )
     knocked = Event(
@@ -174,13 +191,58 @@ def _settle(state: State, defense: Defense, automatic: bool) -> list[Event]:
     k, d = knock["deadwood"], defense.deadwood
     rules = state.rules
     assert rules is not None  # a hand was dealt: the match has started
-    if knock["gin"]:
+    if knock.get("big_gin"):
+        assert rules.big_gin_bonus is not None  # Big Gin is refused without its bonus
+        result, winner, points = "gin", knocker, d + rules.big_gin_bonus
+    elif knock["gin"]:
         result, winner, points = "gin", knocker, d + rules.gin_bonus
     elif d <= k:
         result, winner, points = "undercut", defender, k - d + rules.undercut_bonus
     else:
         result, winner, points = "knock", knocker, d - k
-    return [defended] + _after_hand_events(evolve(state, defended), result, winner, points)
+    double = doubled(rules, state.upcard)
+    if double:
+        points *= 2
+    return [defended] + _after_hand_events(evolve(state, defended), result, winner, points, double)
+
+
+def _limit_reason(state: State) -> str:
+    assert state.rules is not None  # a hand was dealt: the match has started
+    if not state.rules.oklahoma:
+        return ""
+    return f" (under oklahoma the first upcard, {state.upcard}, sets this hand's limit{': Gin only' if state.knock_limit == 0 else ''})"
+
+
+def big_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
+    """Big Gin: after the draw all eleven cards meld; they are laid down, none discarded."""
+    seat = seat_of(command)
+    require_turn(state, seat, DISCARD)
+    rules = state.rules
+    assert rules is not None  # a hand was dealt: the match has started
+    if rules.big_gin_bonus is None:
+        raise IllegalMoveError("no_big_gin", "these rules do not play Big Gin (big_gin_bonus is not set)")
+    hand = state.hands[seat]
+    arrangement = best_melds(hand)
+    if arrangement.deadwood:
+        raise IllegalMoveError(
+            "not_big_gin",
+            f"Big Gin needs all eleven cards melded; the best melds leave {arrangement.deadwood} "
+            f"({', '.join(arrangement.unmelded)}) {summary(state)}",
+        )
+    knocked = Event(
+        "knocked",
+        {
+            "seat": seat,
+            "card": None,
+            "gin": True,
+            "big_gin": True,
+            "melds": [list(m) for m in arrangement.melds],
+            "deadwood_cards": [],
+            "deadwood": 0,
+        },
+    )
+    own = best_melds(state.hands[1 - seat])
+    return [knocked] + _settle(evolve(state, knocked), Defense(own.melds, (), own.unmelded, own.deadwood), automatic=True)
 
 
 def defend(state: State, command: Mapping[str, Any]) -> list[Event]:

@@ -11,6 +11,7 @@ from service.application.views import view_for
 from service.bots import LEVELS, choose_action
 from service.engine import State, decide, fold, redact_event
 from service.engine.deals import shuffled_deck
+from tests.support.play import short_rules
 
 from .helpers import MATCH_ID, SEATS
 
@@ -52,7 +53,7 @@ def positions(seed: int, preset: str):
     rng = random.Random(seed)
     deck = shuffled_deck(rng)
     commands = [
-        {"type": "start_match", "rules": {"preset": preset, "single_hand": True}, "seats": SEATS},
+        {"type": "start_match", "rules": short_rules(preset), "seats": SEATS},
         {"type": "deal", "deck": deck, "salt": "00"},
     ]
     state, events = replay(commands)

@@ -12,7 +12,7 @@ from service.engine import PRESETS, State, decide, fold, hand_history
 from service.engine.deals import deal_command
 from service.engine.game import AWAITING_DEAL
 from tests.support.arena import hand_events, play_match
-from tests.support.play import random_action
+from tests.support.play import random_action, short_rules
 
 from .helpers import MATCH_ID, SEATS, assert_legal
 
@@ -55,7 +55,7 @@ def test_every_level_answers_legally_in_positions_reached_by_random_play(preset)
     asked = 0
     for _game in range(12):
         events = decide(
-            State(), {"type": "start_match", "rules": {"preset": preset, "single_hand": True}, "seats": SEATS}
+            State(), {"type": "start_match", "rules": short_rules(preset), "seats": SEATS}
         )
         state = fold(events)
         hand: list[dict] = []

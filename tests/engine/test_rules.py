@@ -11,7 +11,8 @@ def test_default_is_the_classic_preset():
 
 
 def test_each_seed_ruleset_is_a_preset():
-    assert set(PRESETS) == {"classic", "short-stock", "upcard-offer", "bonus-20-10"}
+    assert {"classic", "short-stock", "upcard-offer", "bonus-20-10"} <= set(PRESETS)
+    assert set(PRESETS) - {"classic", "short-stock", "upcard-offer", "bonus-20-10"} == {"oklahoma", "straight", "hollywood"}
     assert PRESETS["short-stock"].dead_hand_stock == 2 and not PRESETS["short-stock"].upcard_offer
     assert PRESETS["upcard-offer"].upcard_offer and PRESETS["upcard-offer"].dead_hand_stock == 2
     b = PRESETS["bonus-20-10"]

@@ -9,7 +9,7 @@ an input, so a seed gives the same match every time.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from service.engine import Event, State, decide, fold
@@ -22,13 +22,21 @@ def random_action(state: State, rng: random.Random) -> dict:
     """A legal command for the seat whose turn it is (with its ``seat``)."""
     seat = state.turn
     actions = plays(state, seat)
-    enders = [a for a in actions if a["type"] in ("gin", "knock")]
+    enders = [a for a in actions if a["type"] in ("big_gin", "gin", "knock")]
     if enders:
-        gins = [a for a in enders if a["type"] == "gin"]
+        gins = [a for a in enders if a["type"] != "knock"]
         action = rng.choice(gins or enders)
     else:
         action = rng.choice(actions)
     return {**action, "seat": seat}
+
+
+def short_rules(preset: str) -> dict[str, Any]:
+    """The shortest match of a preset: a single hand, or under Hollywood scoring (three
+    games, never one hand) games to 1 point, decided in three hands won or more."""
+    if preset == "hollywood":
+        return {"preset": preset, "target_score": 1}
+    return {"preset": preset, "single_hand": True}
 
 
 def play_match(
@@ -36,15 +44,17 @@ def play_match(
     rules: Mapping[str, Any] | None = None,
     seats: list | None = None,
     max_events: int = 100_000,
+    choose: Callable[[State, random.Random], dict] = random_action,
 ) -> tuple[State, list[Event]]:
-    """Play one complete match at random; return the final state and every event."""
+    """Play one complete match at random (or by ``choose``); return the final state and
+    every event."""
     start = {"type": "start_match", "rules": dict(rules or {})}
     if seats is not None:
         start["seats"] = seats
     events = decide(State(), start)
     state = fold(events)
     while not state.finished and len(events) < max_events:
-        command = deal_command(rng) if state.phase == AWAITING_DEAL else random_action(state, rng)
+        command = deal_command(rng) if state.phase == AWAITING_DEAL else choose(state, rng)
         new = decide(state, command)
         state = fold(new, state)
         events.extend(new)
@@ -58,7 +68,7 @@ def greedy_action_on_state(state: State) -> dict:
     seat = state.turn
     actions = plays(state, seat)
     hand = list(state.hands[seat])
-    enders = [a for a in actions if a["type"] in ("gin", "knock")]
+    enders = sorted((a for a in actions if a["type"] in ("big_gin", "gin", "knock")), key=lambda a: a["type"] == "knock")
     if len(actions) == 1 or enders:
         action = (enders or actions)[0]
     elif state.phase == "discard":
