@@ -153,6 +153,8 @@ def _on_match_ended(s: State, d: dict[str, Any]) -> None:
     s.winner = d["winner"]
     s.scores = tuple(d["scores"])
     s.end_reason = d["reason"]
+    if "totals" in d:
+        s.settlement = {"games": d["games"], "totals": d["totals"]}
     s.turn = None
     s.phase = MATCH_OVER
 

@@ -72,6 +72,9 @@ class State:
         self.hands_won: tuple[int, int] = (0, 0)
         #: Under Hollywood scoring, its three games (see ``scoring``); else empty.
         self.games: tuple[dict[str, Any], ...] = ()
+        #: A match ended on the scores under match bonuses: its games settled and the
+        #: totals (``match_ended``'s ``games`` and ``totals``).
+        self.settlement: dict[str, Any] | None = None
         self.last_hand: dict[str, Any] | None = None
         self.winner: int | None = None
         self.end_reason: str | None = None

@@ -16,6 +16,7 @@ from typing import Any
 from .cards import CARD_INDEX
 from .game import DEFENSE, DISCARD, State, deadline, legal_actions
 from .melds import best_melds, discard_deadwoods
+from .rules import doubled
 
 
 def seat_view(state: State, seat: int, now: datetime | None = None) -> dict[str, Any]:
@@ -34,6 +35,15 @@ def seat_view(state: State, seat: int, now: datetime | None = None) -> dict[str,
         "starter": state.starter,
         "rules": state.rules.to_json(complete=True) if state.rules else None,
         "scores": list(state.scores),
+        # This hand's knock limit (under Oklahoma its first upcard's value), and whether
+        # its score is doubled (Oklahoma's spade upcard).
+        "knock_limit": state.knock_limit if state.rules else None,
+        "doubled": bool(state.rules and doubled(state.rules, state.upcard)),
+        "hands_won": list(state.hands_won),
+        # Under Hollywood scoring: its three games so far.
+        "games": list(state.games) if state.games else None,
+        # A match won on the scores under match bonuses: each game's totals.
+        "settlement": state.settlement,
         "winner": state.winner,
         "end_reason": state.end_reason,
         # Under a clock: when the seat to act runs out of time (both seats see it).

@@ -35,7 +35,7 @@ def test_overrides_apply_on_top_of_a_preset():
         ({"upcard_offer": 1}, "upcard_offer"),
         ({"dead_hand_stock": 2.0}, "dead_hand_stock"),
         ({"big_gin": 31}, "big_gin"),
-        ({"preset": "oklahoma"}, "preset"),
+        ({"preset": "gulf"}, "preset"),
         ({"starter": "winner"}, "starter"),
         ({"starter": 0}, "starter"),
         ({"starter": None}, "starter"),
