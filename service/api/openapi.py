@@ -21,7 +21,9 @@ from flask import Flask
 from service.application import signin
 from service.records.records import record_schema
 
+from . import docs
 from . import schemas as s
+from .problems import by_code
 from .ratelimit import EXEMPT_ENDPOINTS
 
 TITLE = "Gin Rummy service"
@@ -41,11 +43,33 @@ safe. Every error is `application/problem+json` with a stable `code`; its `type`
 it means, and whether to fix the request, re-read the match and act again, wait, or sign in.
 Short guides (a first match, online play, records, errors and retries): [/docs/guides](/docs/guides)."""
 
+REFUSALS = ', '.join(f'`{code}`' for code in signin.REFUSALS)
+#: Kept from 1.0.0, whose operations all named it: any of the kinds of token below.
 BEARER = (
-    "A seat token, a player token, the operator token, or (when the service is configured with an issuer) a "
-    "sign-in JWT of the front end's identity provider. A JWT refused is 401 with a `code` naming the check it "
-    f"failed: {', '.join(f'`{code}`' for code in signin.REFUSALS)}."
+    "Any of the kinds of token below (`seatToken`, `playerToken`, `operatorToken`, `signInJwt`): each operation's "
+    "`security` names those it takes. A seat token, a player token, the operator token, or (when the service is "
+    "configured with an issuer) a sign-in JWT of the front end's identity provider. A JWT refused is 401 with a "
+    f"`code` naming the check it failed: {REFUSALS}."
 )
+#: One security scheme per kind of token (service.api.docs names the kinds each route takes).
+SCHEMES = {
+    docs.SEAT: ("seatToken", "gr1.{match id}.{secret}", (
+        "A seat's token, from the answer that made the seat (`POST /matches`, `/join`, `/rematch`, `/matches/import`). "
+        "It reads and plays that seat of that match alone: another match's answers 403 `forbidden`.")),
+    docs.PLAYER: ("playerToken", "gp1.{player id}.{secret}", (
+        "A player's token (`POST /players`): the same person's matches on every device. For a match it acts for the "
+        "seats bound to the player (`?seat=` picks one when it holds both); a match it holds no seat of is 403.")),
+    docs.OPERATOR: ("operatorToken", None, (
+        "The operator's token (`GIN_RUMMY_OPERATOR_TOKEN`): reads every match and manages webhooks and players, but "
+        "acts for no seat (a seat's play is 403 `forbidden`).")),
+    docs.JWT: ("signInJwt", "JWT", (
+        "When the service is configured with an issuer (`GIN_RUMMY_JWT_ISSUER`), a sign-in JWT of the front end's "
+        "identity provider: the player of its `sub`, made on first sight; taken wherever a player token is. "
+        f"A JWT refused is 401 with a `code` naming the check it failed: {REFUSALS}.")),
+    docs.METRICS: ("metricsToken", None, (
+        "The metrics' own token (`GIN_RUMMY_METRICS_TOKEN`), needed by `GET /metrics` when the operator set one: "
+        "the operator's and seats' tokens are not taken there.")),
+}
 
 
 #: The response headers of the contract (``components.headers``): which operation and
@@ -96,6 +120,9 @@ def build_spec(app: Flask) -> APISpec:
         info={"description": DESCRIPTION},
     )
     spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer", "description": BEARER})
+    for name, bearer_format, description in SCHEMES.values():
+        scheme = {"type": "http", "scheme": "bearer", **({"bearerFormat": bearer_format} if bearer_format else {})}
+        spec.components.security_scheme(name, {**scheme, "description": description})
     for name, description in HEADERS.items():
         spec.components.header(name, {"description": description, "schema": {"type": "string"}})
     spec.components.schema("Problem", schema=s.ProblemSchema)
@@ -243,8 +270,9 @@ def _operation(rule, meta: dict) -> dict:
         op["parameters"] = params
     if meta["body"] is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": _schema(meta["body"])}}}
-    if meta["auth"]:
-        op["security"] = [{"bearer": []}]
+    if meta["tokens"]:
+        # The alternatives it takes; {} first where a request without a token is answered too.
+        op["security"] = [{}] * meta["optional_token"] + [{SCHEMES[kind][0]: []} for kind in meta["tokens"]]
     responses = dict(meta["responses"])
     # The errors every request of a kind may meet, answered before the view runs its own checks.
     if meta["body"] is not None:
@@ -255,16 +283,63 @@ def _operation(rule, meta: dict) -> dict:
         responses.setdefault(422, s.ProblemSchema)  # invalid query parameters
     if any(header.get("in") == "header" for header in meta["headers"]):
         responses.setdefault(400 if meta["body"] is not None else 422, s.ProblemSchema)
-    if meta["auth"]:
-        responses.setdefault(401, s.ProblemSchema)
+    if meta["tokens"]:
+        responses.setdefault(401, s.ProblemSchema)  # a token that is none of the service's
     for status, what in responses.items():
         op["responses"][str(status)] = _response(status, what, meta["content_type"])
+    _add_problem_codes(op, rule, meta)
     op["responses"].setdefault(
         "default", {"description": "Any other error", "content": {"application/problem+json": {"schema": "Problem"}}}
     )
     _add_examples(op, examples().get(op["operationId"], {}))
     _add_headers(op, rule.endpoint, examples().get(op["operationId"], {}).get("headers", {}))
     return op
+
+
+#: The codes a request of a kind may meet before its view runs, by what makes it that kind.
+BODY_CODES = ("malformed_json", "unsupported_media_type", "invalid_request", "body_too_large")
+HEADER_CODES = {"If-Match": ("invalid_if_match", "version_mismatch"), "Idempotency-Key": ("invalid_idempotency_key", "idempotency_key_reused")}
+TOKEN_CODES = ("unauthorized", "invalid_token")
+
+
+def problem_codes(rule, meta: dict, operation_id: str) -> set[str]:
+    """The codes an operation may answer: those its kind of request meets (its body, query,
+    headers, tokens, a match id in its path, the request limits), and those the catalogue
+    (service/api/problems.json) says it answers for a reason of its own (``operations``)."""
+    codes = {entry["code"] for entry in by_code().values() if operation_id in entry["operations"]}
+    if meta["body"] is not None:
+        codes.update(BODY_CODES)
+    if meta["query"] is not None:
+        codes.add("invalid_request")
+    for header in meta["headers"]:
+        codes.update(HEADER_CODES.get(header.get("name"), ()))
+    if meta["tokens"] == (docs.METRICS,):
+        codes.add("unauthorized")  # compared with the metrics token alone
+    elif meta["tokens"]:
+        # Every token that looks like a JWT is verified (with an issuer configured), even
+        # where a player's is not taken: a refused one is 401 before the 403.
+        codes.update((*TOKEN_CODES, *signin.REFUSALS))
+        # A kind of token it does not take, or one of another match.
+        if not meta["optional_token"] and (set(meta["tokens"]) != set(docs.READS) or "match_id" in rule.arguments):
+            codes.add("forbidden")
+    if "match_id" in rule.arguments:
+        codes.add("match_not_found")
+    if rule.endpoint not in EXEMPT_ENDPOINTS:
+        codes.add("rate_limited")
+    return codes
+
+
+def _add_problem_codes(op: dict, rule, meta: dict) -> None:
+    """Each error response names the codes it may carry (``x-problem-codes``, in the
+    catalogue's order), each linked to its entry in the description."""
+    codes = problem_codes(rule, meta, op["operationId"])
+    for status, response in op["responses"].items():
+        if not status.isdigit() or int(status) < 400:
+            continue
+        listed = [code for code, entry in by_code().items() if code in codes and int(status) in entry["status"]]
+        if listed:
+            response["x-problem-codes"] = listed
+            response["description"] += ": " + ", ".join(f"[`{code}`](/problems/{code})" for code in listed)
 
 
 def _add_headers(op: dict, endpoint: str, recorded: dict[str, list[str]]) -> None:
@@ -302,6 +377,8 @@ def _add_examples(op: dict, given: dict) -> None:
 def _path_schema(rule, arg: str) -> dict:
     if type(rule._converters.get(arg)).__name__ == "IntegerConverter":
         return {"type": "integer", "minimum": 1}
+    if not arg.endswith("_id"):
+        return {"type": "string"}  # a name (an error code)
     return {"type": "string", "format": "uuid"}
 
 

@@ -73,6 +73,11 @@ class ProblemEntrySchema(Schema):
     answered_by = fields.List(
         fields.String(), required=True, metadata={"description": "service, server (gunicorn, before the app), or proxy (nginx, an ingress)."}
     )
+    operations = fields.List(fields.String(), required=True, metadata={"description": (
+        "The operations (by operationId) that answer it for a reason of their own. The codes every request of a "
+        "kind may meet (a body, a query, a token, a match id in the path, a rate limit) are not listed here: the "
+        "API reference names every code each of its operations answers, per status (`x-problem-codes`)."
+    )})
     meaning = fields.String(required=True)
     action = fields.String(required=True, metadata={"description": "What a client should do."})
     retry = fields.String(required=True, metadata={"description": "One of the catalogue's `retry` keys."})
@@ -132,6 +137,16 @@ def list_problems():
 
 
 @bp.get("/problems/<code>")
+@operation(
+    summary="One error code's entry in the catalogue",
+    tags=["service"],
+    responses={200: (ProblemEntrySchema, HtmlPage("the same as an HTML page (a browser's Accept)")), 404: s.ProblemSchema},
+    auth=False,
+    description=(
+        "The entry of `code`: what a problem's `type` (`/problems/{code}`, relative to the service) names. JSON unless "
+        "the client prefers text/html; 404 `not_found` for a code the catalogue does not hold."
+    ),
+)
 def problem_entry(code: str):
     entry = by_code().get(code)
     if entry is None:
@@ -224,6 +239,7 @@ def entry_page(entry: dict[str, Any]) -> str:
         ("meaning", _markup(entry["meaning"], link)),
         ("what to do", _markup(entry["action"], link)),
         ("retry", f"<code>{entry['retry']}</code>: {_markup(whole['retry'][entry['retry']], link)}"),
+        ("operations (their own reasons)", listed(entry["operations"])),
         ("answered by", "; ".join(html.escape(whole["answered_by"][who]) for who in entry["answered_by"])),
         ("headers", listed(entry["headers"])),
         ("members beyond type, title, status, code, detail", listed(entry["members"])),

@@ -151,6 +151,9 @@ def session(api: Recorder, importer: Recorder) -> None:
     call("GET", "/match-record.schema.json", keep=abbreviated_schema)
     call("GET", "/problems", headers={"Accept": "application/json"}, keep=abbreviated_catalogue)
     call("GET", "/problems", headers={"Accept": "text/html"}, keep=first_lines)
+    call("GET", "/problems/version_mismatch", headers={"Accept": "application/json"})
+    call("GET", "/problems/version_mismatch", headers={"Accept": "text/html"}, keep=first_lines)
+    call("GET", "/problems/no_such_code", headers={"Accept": "application/json"})  # 404
 
     # The operator's webhook endpoint, sent the notifications of everything below.
     receiver = Receiver().__enter__()
@@ -365,6 +368,8 @@ def gaps(api: Recorder) -> None:
     call("POST", f"{match}/rematch", token=seat, headers={"Idempotency-Key": "\x01"})  # 400
     call("PATCH", "/players/me", token=player, json_body={"name": ""})  # 422
     call("POST", f"{match}/join", json_body={"name": ""})  # 422
+    call("POST", "/matches", token="not-a-token", json_body={})  # 401: a token is optional, a wrong one refused
+    call("POST", f"{match}/join", token="not-a-token", json_body={})  # 401
     call("DELETE", f"/matchmaking/tickets/{uuid.UUID(int=3, version=4)}", token=player)  # 404
     call("GET", f"/players/{uuid.UUID(int=4, version=4)}")  # 404
     call("GET", f"/webhooks/{uuid.UUID(int=5, version=4)}/deliveries", token=OPERATOR)  # 404
@@ -438,6 +443,49 @@ def limits(store) -> Recorder:
     return limited
 
 
+def conflicts(store, other_store) -> Recorder:
+    """Two refusals of a state a service was set up in: the same match gone two ways on two
+    services that sign with one key (409 ``match_exists``, a record of it imported where it
+    went the other way), and an endpoint of the settings (409 ``webhook_from_settings``)."""
+    import tempfile
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    key = Path(tempfile.mkdtemp(prefix="gin-rummy-examples-")) / "signing.pem"
+    key.write_bytes(ed25519.Ed25519PrivateKey.from_private_bytes(bytes(range(32))).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    secret = "whsec_" + "ZXhhbXBsZXMnIHNlY3JldCBvZiB0aGUgc2V0dGluZ3M="
+    here = Recorder(create_app({"STORE": store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED,
+                                "SIGNING_KEY_FILE": str(key)}))
+    there = Recorder(create_app({
+        "STORE": other_store, "OPERATOR_TOKEN": OPERATOR, "TESTING": True, **UNLIMITED, "SIGNING_KEY_FILE": str(key),
+        "WEBHOOKS": f'[{{"url": "https://push.example.com/settings", "secret": "{secret}", "kinds": ["match_ended"]}}]',
+    }))
+    created = here.call("POST", "/matches", json_body={"seats": [{"kind": "human"}, {"kind": "computer", "level": "easy"}],
+                                                       "rules": {"preset": "classic", "starter": "seat_0"}}).get_json()
+    match, seat = f"/matches/{created['id']}", created["seats"][0]["token"]
+    record = here.call("GET", f"{match}/export", token=OPERATOR).get_json()  # the match so far, signed
+    imported = there.call("POST", "/matches/import", json_body=record).get_json()  # 201: its own id, a seat token
+    there_seat = next(s["token"] for s in imported["seats"] if s["token"])
+    for recorder, token, source in ((here, seat, "stock"), (there, there_seat, "discard")):
+        recorder.client.post(f"{match}/actions", json={"type": "draw", "source": source}, headers={"Authorization": f"Bearer {token}"})
+    gone_on = here.call("GET", f"{match}/export", token=OPERATOR).get_json()
+    there.call("POST", "/matches/import", json_body=gone_on)  # 409 match_exists
+    application = there.app.extensions["gin_rummy"]
+    application.webhooks.sync(application.settings.webhooks)
+    try:
+        (endpoint,) = [e for e in there.call("GET", "/webhooks", token=OPERATOR).get_json()["items"] if e["origin"] == "settings"]
+        there.call("DELETE", f"/webhooks/{endpoint['id']}", token=OPERATOR)  # 409 webhook_from_settings
+    finally:
+        application.webhooks.sync(())
+    for app in (here.app, there.app):
+        app.extensions["gin_rummy"].hub.shutdown()
+    for operation, entry in there.examples.items():
+        merge(here.examples.setdefault(operation, {"responses": {}}), entry)
+    return here
+
+
 def merge(into: dict, entry: dict) -> None:
     """``entry``'s examples added to ``into``'s: those of a request or status it lacks,
     and the headers it saw."""
@@ -474,7 +522,7 @@ def capture(store, other_store) -> dict[str, dict]:
         for app in (api.app, importer.app, signed.app):
             app.extensions["gin_rummy"].hub.shutdown()
     examples = api.examples
-    for recorder in (importer, signed, limits(store)):
+    for recorder in (importer, signed, limits(store), conflicts(store, other_store)):
         for operation, entry in recorder.examples.items():
             merge(examples.setdefault(operation, {"responses": {}}), entry)
     return {operation: examples[operation] for operation in sorted(examples)}

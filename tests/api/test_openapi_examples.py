@@ -165,3 +165,30 @@ def test_the_examples_are_what_a_real_session_gets(store, other_store, document)
         if operation not in examples():
             differences.append(f"{operation}: called by the session, not in the examples file")
     assert not differences, "\n".join(differences) + "\nrun: python -m tests.api.examples, then gin-rummy openapi > openapi/openapi.yaml"
+
+
+#: Error answers documented without an example, and why no session gets them.
+NO_EXAMPLE = {
+    ("rematch", "422"): "released in 1.0.0; its one code (idempotency_key_reused) cannot arise: a rematch's fingerprint is constant",
+}
+
+
+def test_every_error_response_has_an_example_of_a_code_it_names(document):
+    missing, unnamed = [], []
+    for name, _, op in operations(document):
+        for status, response in op["responses"].items():
+            if status[0] not in "45":
+                continue
+            examples_ = [media["example"] for media in response.get("content", {}).values() if "example" in media]
+            if not examples_:
+                if (op["operationId"], status) not in NO_EXAMPLE:
+                    missing.append(f"{name} {status}")
+                continue
+            codes = response.get("x-problem-codes")
+            if codes is not None:
+                unnamed += [f"{name} {status}: {e.get('code')}" for e in examples_ if isinstance(e, dict) and e.get("code") not in codes]
+    assert not missing, "error answers without examples:\n  " + "\n  ".join(missing) + f"\nTo add them: {HOW}"
+    assert not unnamed, "a recorded code the response's x-problem-codes does not name:\n  " + "\n  ".join(unnamed)
+    for (operation, status), why in NO_EXAMPLE.items():
+        (op,) = [op for _, _, op in operations(document) if op["operationId"] == operation]
+        assert status in op["responses"], f"stale in NO_EXAMPLE: {operation} {status} ({why})"
