@@ -3,12 +3,16 @@ the seats swapped, so the luck of the cards cancels out.
 
     python benchmarks/bots.py                      # the full run: 500 matches per pair and preset
     python benchmarks/bots.py --matches 20 --presets classic --pairs medium-hard
+    python benchmarks/bots.py --presets all --pairs medium-hard          # every preset of the engine
+    python benchmarks/bots.py --presets oklahoma,straight,hollywood --target 50
 
-Matches are played to 100 on the engine directly (``tests/support/arena.py``), each
-decision given exactly the seat view and redacted history the service would give.
+Matches are played to each preset's target score (``--target`` overrides it: under
+Hollywood scoring it is the target of each of the three games, and a match is the
+three games) on the engine directly (``tests/support/arena.py``), each decision given
+exactly the seat view and redacted history the service would give.
 For each pair and preset it prints match and hand win rates with 95% (Wilson)
 intervals, points per hand, the mix of endings, and decision-time percentiles per
-level; then the issue's requirements: medium wins at least 75% of its matches against
+level; then, per preset, the stronger level's match win share with its interval; then the issue's requirements: medium wins at least 75% of its matches against
 easy, and hard at least 62% against medium with the whole interval above 55%.
 """
 
@@ -25,10 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: the tests' support modules
+from service.engine import PRESETS as ENGINE_PRESETS  # noqa: E402
 from tests.support.arena import MatchRecord, play_match  # noqa: E402
 
 PAIRS = ("easy-medium", "medium-hard", "easy-hard")
 PRESETS = ("classic", "bonus-20-10")
+#: ``--presets all``: every preset the engine plays (``new``: the variants' presets).
+ALL_PRESETS = tuple(ENGINE_PRESETS)
+NEW_PRESETS = ("oklahoma", "straight", "hollywood")
 ENDINGS = ("knock", "gin", "undercut", "dead")
 #: (weaker, stronger, least share of matches the stronger must win, least lower bound of its interval)
 REQUIREMENTS = (("easy", "medium", 0.75, None), ("medium", "hard", 0.62, 0.55))
@@ -44,12 +52,14 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def play_deal(job: tuple[str, str, str, str, int]) -> tuple[MatchRecord, MatchRecord]:
+def play_deal(job: tuple[str, str, str, str, int, int | None]) -> tuple[MatchRecord, MatchRecord]:
     """One deal sequence, played with ``first`` in seat 0, then in seat 1."""
-    first, second, preset, seed, index = job
+    first, second, preset, seed, index, target = job
     deal_seed = f"{seed}:{preset}:{first}-{second}:{index}"
     bot_seeds = (index * 2 + 1, index * 2 + 2)
-    rules = {"preset": preset}
+    rules: dict[str, object] = {"preset": preset}
+    if target is not None:
+        rules["target_score"] = target
     return (
         play_match((first, second), rules, deal_seed, bot_seeds),
         play_match((second, first), rules, deal_seed, bot_seeds),
@@ -136,7 +146,9 @@ def percentiles(times: list[float]) -> str:
     )
 
 
-def run(pairs, presets, matches: int, hands: int, seed: str, workers: int, out=print) -> list[Tally]:
+def run(
+    pairs, presets, matches: int, hands: int, seed: str, workers: int, out=print, target: int | None = None
+) -> list[Tally]:
     tallies = []
     deals_min = max(1, (matches + 1) // 2)
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -147,7 +159,7 @@ def run(pairs, presets, matches: int, hands: int, seed: str, workers: int, out=p
                 start = time.perf_counter()
                 index, batch = 0, deals_min
                 while batch:
-                    jobs = [(weaker, stronger, preset, seed, index + i) for i in range(batch)]
+                    jobs = [(weaker, stronger, preset, seed, index + i, target) for i in range(batch)]
                     for a, b in pool.map(play_deal, jobs, chunksize=max(1, batch // (8 * workers))):
                         tally.add(a)
                         tally.add(b)
@@ -168,6 +180,13 @@ def summary(tallies: list[Tally], out=print) -> bool:
     for level in ("easy", "medium", "hard"):
         if level in times:
             out(f"  {level:<6} {percentiles(times[level])}")
+    out("match win share of the stronger level, per preset (95% Wilson interval):")
+    for t in tallies:
+        lo, hi = wilson(t.match_wins, t.matches)
+        out(
+            f"  {t.preset:<12} {t.stronger} vs {t.weaker}: {t.match_rate():6.1%}  (95% CI {lo:.1%} to {hi:.1%}; "
+            f"{t.matches} matches, {t.hands} hands)"
+        )
     ok = True
     out("requirements:")
     for weaker, stronger, share, lower in REQUIREMENTS:
@@ -191,7 +210,15 @@ def main(argv: list[str] | None = None) -> int:
         "--matches", type=int, default=500, help="matches per pair and preset (half as many deals, each played twice)"
     )
     parser.add_argument("--hands", type=int, default=2000, help="play more deals until at least this many hands")
-    parser.add_argument("--presets", default=",".join(PRESETS), help="comma-separated presets")
+    parser.add_argument(
+        "--presets",
+        "--preset",
+        default=",".join(PRESETS),
+        help="comma-separated presets; 'all' for every preset, 'new' for oklahoma, straight and hollywood",
+    )
+    parser.add_argument(
+        "--target", type=int, default=None, help="target score of every match (under hollywood: of each of its games)"
+    )
     parser.add_argument("--pairs", default=",".join(PAIRS), help="comma-separated weaker-stronger pairs")
     parser.add_argument("--seed", default="bots-2026")
     parser.add_argument("--workers", type=int, default=2, help="processes (decision times are per process)")
@@ -202,11 +229,21 @@ def main(argv: list[str] | None = None) -> int:
         levels = pair.split("-")
         if len(levels) != 2 or any(lv not in ("easy", "medium", "hard") for lv in levels) or levels[0] == levels[1]:
             parser.error(f"a pair is two different levels such as medium-hard, got {pair!r}")
-    presets = [p.strip() for p in args.presets.split(",") if p.strip()]
+    presets: list[str] = []
+    for name in (p.strip() for p in args.presets.split(",")):
+        for preset in ALL_PRESETS if name == "all" else NEW_PRESETS if name == "new" else (name,) if name else ():
+            if preset not in ENGINE_PRESETS:
+                parser.error(f"unknown preset {preset!r}; the presets are {', '.join(ENGINE_PRESETS)}, all and new")
+            if preset not in presets:
+                presets.append(preset)
+    if args.target is not None and not 1 <= args.target <= 1000:
+        parser.error(f"--target must be from 1 to 1000, got {args.target}")
+    target = f", target {args.target}" if args.target is not None else ", each preset's target"
     print(
-        f"duplicate round-robin: {args.matches} matches (at least {args.hands} hands) per pair and preset, seed {args.seed!r}"
+        f"duplicate round-robin: {args.matches} matches (at least {args.hands} hands) per pair and preset{target}, "
+        f"seed {args.seed!r}"
     )
-    tallies = run(pairs, presets, args.matches, args.hands, args.seed, args.workers)
+    tallies = run(pairs, presets, args.matches, args.hands, args.seed, args.workers, target=args.target)
     ok = summary(tallies)
     return 1 if args.check and not ok else 0
 

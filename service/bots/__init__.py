@@ -12,6 +12,11 @@ always a legal arrangement of the same cards: of the least deadwood, or under
 when it expects that to leave fewer layoffs).  Type and card are always those of a
 listed action.
 
+Every level plays the hand's knock limit (under Oklahoma the first upcard's value: an
+ace allows Gin only; 0 under Straight Gin), and goes Gin the better way when it may:
+Big Gin (all eleven cards down, no discard) when ``big_gin_bonus`` is at least the Gin
+bonus, else Gin with a discard.
+
 - ``easy`` plays like a beginner: it keeps picture cards too long, grabs discards that
   merely pair up, and knocks only with a very low count (until late, when it knocks
   with anything and never fears an undercut).
@@ -38,7 +43,7 @@ LEVELS = ("easy", "medium", "hard")
 #: position must change it (tests/bots/test_bots_version.py fails until it does): a
 #: record names the version its computer moves were made by, and an import with the
 #: same version checks every one of them by making it again.
-BOTS_VERSION = "2026.12.2"
+BOTS_VERSION = "2026.12.3"
 
 _PLAYERS = {"easy": easy.play, "medium": medium.play, "hard": hard.play}
 

@@ -12,7 +12,8 @@ from .knowledge import VALUE, Knowledge
 
 
 class Options:
-    """The legal actions by kind; discards, knocks and Gins keyed by card index."""
+    """The legal actions by kind; discards, knocks and Gins keyed by card index, and
+    Big Gin (no card: all eleven cards laid down) apart."""
 
     def __init__(self, actions: Sequence[dict[str, Any]]):
         self.take: dict | None = None
@@ -21,6 +22,7 @@ class Options:
         self.discards: dict[int, dict] = {}
         self.knocks: dict[int, dict] = {}
         self.gins: dict[int, dict] = {}
+        self.big_gin: dict | None = None
         for a in actions:
             kind = a["type"]
             if kind == "draw":
@@ -30,8 +32,14 @@ class Options:
                     self.stock = a
             elif kind == "pass":
                 self.pass_ = a
+            elif kind == "big_gin":
+                self.big_gin = a
             elif kind in ("discard", "knock", "gin"):
                 {"discard": self.discards, "knock": self.knocks, "gin": self.gins}[kind][CARD_INDEX[a["card"]]] = a
+
+    @property
+    def can_gin(self) -> bool:
+        return bool(self.gins) or self.big_gin is not None
 
     @property
     def decline(self) -> dict:
@@ -55,3 +63,16 @@ def take_melds(dw: Deadwood, know: Knowledge) -> bool:
 def lowest_knock(dw: Deadwood, know: Knowledge, enders: dict[int, dict]) -> dict:
     """The knock (or Gin) that leaves the least deadwood."""
     return min(enders.items(), key=lambda kv: (dw(know.hand & ~(1 << kv[0])), kv[0]))[1]
+
+
+def gin_ending(dw: Deadwood, know: Knowledge, options: Options) -> dict | None:
+    """The better way to go Gin, when there is one: Big Gin (all eleven cards down,
+    scoring the defender's deadwood and ``big_gin_bonus``) or Gin with a discard (the
+    same deadwood and ``gin_bonus``): the larger bonus, Big Gin on a tie."""
+    if options.big_gin is not None:
+        big = know.rules.get("big_gin_bonus")
+        if not options.gins or (big is not None and big >= know.rules["gin_bonus"]):
+            return options.big_gin
+    if options.gins:
+        return lowest_knock(dw, know, options.gins)
+    return None

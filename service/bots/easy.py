@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from .common import Options, lowest_knock, take_melds
+from .common import Options, gin_ending, lowest_knock, take_melds
 from .handeval import Deadwood
 from .knowledge import VALUE, Knowledge
 
@@ -28,8 +28,9 @@ def play(view: Mapping[str, Any], know: Knowledge, rng: random.Random) -> dict:
     dw = Deadwood()
     if options.take is not None:
         return options.take if _wants_top(dw, know, rng) else options.decline
-    if options.gins:
-        return lowest_knock(dw, know, options.gins)
+    gin = gin_ending(dw, know, options)
+    if gin is not None:
+        return gin
     if options.knocks and (
         know.stock_count <= LATE_STOCK or min(dw(know.hand & ~(1 << c)) for c in options.knocks) <= PATIENT_KNOCK
     ):

@@ -26,6 +26,13 @@
   knocker lay out any arrangement (``knocker_arranges``) does it name one of more
   deadwood, when that deadwood and the layoff points it expects come out lower.
   Gin and defense take the suggested (optimal) ones.
+- The knock limit is the hand's (under Oklahoma its first upcard's value).  With a
+  limit of 0 (Straight Gin, an Oklahoma ace) no knock is ever legal and nothing can be
+  undercut, so the hand is a race to Gin, played as the race to knock above.  A hand
+  whose score counts double (Oklahoma's spade upcard) weighs its points, and the margin
+  for waiting, twice.  Going Gin is Big Gin (no discard) when all eleven cards meld
+  and ``big_gin_bonus`` is at least the Gin bonus, and the waiting side of a knock
+  counts that bonus for a next draw that melds all eleven.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from service.engine import best_defense
 from service.engine.cards import cards_of
 
 from .arrangements import Meld, arrangements, expected_layoff
-from .common import Options
+from .common import Options, gin_ending
 from .handeval import NEAR, Deadwood, expected_after_draw
 from .knowledge import VALUE, Knowledge, indices
 from .opponent import OpponentModel
@@ -84,7 +91,9 @@ class Hard:
         self._progress: dict[int, float] = {}
         self._samples: list[int] | None = None
         self._threat: float | None = None
-        self.race = self.rules["undercut_bonus"] < WAIT_PIVOT
+        self.race = self.rules["undercut_bonus"] < WAIT_PIVOT or self.limit == 0
+        #: Points count double in this hand (Oklahoma's spade upcard).
+        self.multiplier = know.multiplier
         self.knock_worth = RACE_KNOCK_CHANCE_WORTH if self.race else KNOCK_CHANCE_WORTH
 
     # --- the decisions ----------------------------------------------------------
@@ -92,8 +101,9 @@ class Hard:
     def play(self, options: Options) -> dict:
         if options.take is not None:
             return options.take if self.should_take() else options.decline
-        if options.gins:
-            return next(iter(options.gins.values()))
+        gin = gin_ending(self.dw, self.know, options)
+        if gin is not None:
+            return gin
         scored = {x: self.discard_cost(x) for x in options.discards}
         if self.race and self.has_two_draws() and len(scored) > 1:
             ranked = sorted(scored, key=lambda x: (scored[x], x))[:DEEP_CANDIDATES]
@@ -166,12 +176,23 @@ class Hard:
         assert best is not None, "asked only when a knock is legal"
         _, card, action, rest, layouts, named, deadwood = best
         now, wait = self.knock_values(rest, layouts, deadwood, card)
-        margin = WAIT_PER_UNDERCUT_POINT * (self.rules["undercut_bonus"] - WAIT_PIVOT)
-        if now < wait + margin:
+        if now < wait + self.wait_margin():
             return None
         if named:
             return {**action, "melds": [m.codes() for m in layouts[0]]}
         return action
+
+    def wait_margin(self) -> float:
+        """Points added to holding on (see ``WAIT_PER_UNDERCUT_POINT``), doubled with the hand."""
+        return self.multiplier * WAIT_PER_UNDERCUT_POINT * (self.rules["undercut_bonus"] - WAIT_PIVOT)
+
+    def gin_bonus(self, eleven: int) -> int:
+        """The bonus of going Gin holding ``eleven`` cards after a draw: Big Gin's when
+        all eleven meld and it pays more, else the Gin bonus."""
+        gin, big = self.rules["gin_bonus"], self.rules.get("big_gin_bonus")
+        if big is not None and big > gin and eleven.bit_count() == 11 and self.dw(eleven) == 0:
+            return big
+        return gin
 
     # --- measures ---------------------------------------------------------------
 
@@ -251,10 +272,14 @@ class Hard:
         """Expected points of knocking now (with the layout of ``layouts`` the engine
         would pick against each sampled hand), and of holding the same hand one more turn."""
         rules, dw, limit = self.rules, self.dw, self.limit
-        gin_bonus, undercut_bonus = rules["gin_bonus"], rules["undercut_bonus"]
+        undercut_bonus = rules["undercut_bonus"]
         stock, dead_at = self.know.stock_count, rules["dead_hand_stock"]
         samples = self.samples(KNOCK_SAMPLES)
-        mine_next = list(zip((p for _, p in self.draws), dw.after_draws(hand, [u for u, _ in self.draws])))
+        cards = [u for u, _ in self.draws]
+        mine_next = [
+            (p, k2, self.gin_bonus(hand | (1 << u)) if k2 == 0 else 0)
+            for (u, p), k2 in zip(self.draws, dw.after_draws(hand, cards))
+        ]
         laid_outs = [[m.codes() for m in melds] for melds in layouts]
         now_total = wait_total = 0.0
         for s in samples:
@@ -264,10 +289,10 @@ class Hard:
             now_total += outcome(k, laid, undercut_bonus)
             if stock <= dead_at:
                 continue  # not knocking ends the hand dead: 0 points
-            after, opp_draw = self.opponent_turn(s, card)
+            after, opp_draw, eleven = self.opponent_turn(s, card)
             if after <= limit:
                 if after == 0:
-                    wait_total -= k + gin_bonus
+                    wait_total -= k + self.gin_bonus(eleven)
                 else:
                     wait_total -= outcome(after, k, undercut_bonus)
                 continue
@@ -275,24 +300,25 @@ class Hard:
                 continue
             layoff = raw - laid
             value = 0.0
-            for p, k2 in mine_next:
-                value += p * (after + gin_bonus if k2 == 0 else outcome(k2, after - layoff, undercut_bonus))
+            for p, k2, bonus in mine_next:
+                value += p * (after + bonus if k2 == 0 else outcome(k2, after - layoff, undercut_bonus))
             wait_total += value
-        n = len(samples) or 1
-        return now_total / n, wait_total / n
+        n, m = len(samples) or 1, self.multiplier
+        return m * now_total / n, m * wait_total / n
 
-    def opponent_turn(self, sample: int, offered: int) -> tuple[int, str]:
-        """The opponent's deadwood after its next turn, and where it drew from."""
+    def opponent_turn(self, sample: int, offered: int) -> tuple[int, str, int]:
+        """The opponent's deadwood after its next turn, where it drew from, and the
+        eleven cards it held after the draw."""
         dw = self.dw
         now = dw(sample)
         bit = 1 << offered
         taken, _ = dw.best_discard(sample | bit, keep=bit)
         if taken < now and dw(sample | bit) < now + VALUE[offered]:
-            return taken, "discard"
+            return taken, "discard", sample | bit
         u = self.stock_card(sample)
         if u is None:
-            return now, "stock"
-        return dw.best_discard(sample | (1 << u))[0], "stock"
+            return now, "stock", sample
+        return dw.best_discard(sample | (1 << u))[0], "stock", sample | (1 << u)
 
 
 def outcome(knocker: int, defender: int, undercut_bonus: int) -> float:

@@ -9,10 +9,11 @@ top cards it declined by drawing from the stock or passing the upcard.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from service.engine.cards import CARD_INDEX, RANK_VALUES
+from service.engine.rules import Rules, doubled, hand_knock_limit
 
 ALL_CARDS = (1 << 52) - 1
 #: Deadwood value of each card index.
@@ -54,6 +55,11 @@ class Knowledge:
     #: Top cards the opponent could have taken but did not (it drew from the stock or passed).
     opp_declined: list[int] = field(default_factory=list)
     opp_draws: int = 0
+    #: The hand's first upcard (public: the deal shows it), which under Oklahoma sets
+    #: the hand's knock limit and (a spade) doubles its score.
+    upcard: str | None = None
+    #: The hand's knock limit as the view states it (None: not stated).
+    view_limit: int | None = None
 
     @property
     def pile_mask(self) -> int:
@@ -75,11 +81,35 @@ class Knowledge:
 
     @property
     def knock_limit(self) -> int:
+        """The most deadwood a knock may have in this hand: the rules' ``knock_limit``,
+        or under Oklahoma the first upcard's value (an ace: 0, Gin only)."""
+        if self.upcard is not None:
+            return hand_knock_limit(rules_of(self.rules), self.upcard)
+        if self.view_limit is not None:
+            return self.view_limit
         return self.rules["knock_limit"]
+
+    @property
+    def doubled(self) -> bool:
+        """Whether this hand's score counts double (Oklahoma's spade upcard)."""
+        return self.upcard is not None and doubled(rules_of(self.rules), self.upcard)
+
+    @property
+    def multiplier(self) -> int:
+        return 2 if self.doubled else 1
 
     @property
     def opp_took_count(self) -> int:
         return len(self.opp_taken)
+
+
+_RULE_FIELDS = frozenset(f.name for f in fields(Rules))
+
+
+def rules_of(rules: Mapping[str, Any]) -> Rules:
+    """The rules of a view (complete) as the engine's ``Rules``; parameters a view of
+    older rules lacks take their defaults."""
+    return Rules(**{k: v for k, v in rules.items() if k in _RULE_FIELDS})
 
 
 def mask_of_indices(idx: Sequence[int]) -> int:
@@ -103,6 +133,7 @@ def read(view: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) -> Knowl
         opp_known=mask_of(opponent.get("known_cards", ())),
         no_return=CARD_INDEX[view["no_return"]] if view.get("no_return") else None,
         scores=tuple(view.get("scores") or (0, 0)),
+        view_limit=view.get("knock_limit"),
     )
     _read_history(know, history)
     return know
@@ -117,6 +148,7 @@ def _read_history(know: Knowledge, history: Sequence[Mapping[str, Any]]) -> None
         etype, data = event["type"], event["data"]
         if etype == "hand_dealt":
             pile = [CARD_INDEX[data["upcard"]]]
+            know.upcard = data["upcard"]
             know.opp_discards.clear()
             know.opp_taken.clear()
             know.opp_declined.clear()
@@ -136,6 +168,8 @@ def _read_history(know: Knowledge, history: Sequence[Mapping[str, Any]]) -> None
             elif not mine and pile:
                 know.opp_declined.append(pile[-1])
         elif etype in ("card_discarded", "knocked"):
+            if data.get("card") is None:
+                continue  # Big Gin: all eleven cards laid down, none thrown
             card = CARD_INDEX[data["card"]]
             pile.append(card)
             if data["seat"] != seat:

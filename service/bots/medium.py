@@ -19,7 +19,7 @@ from typing import Any
 
 from service.engine.cards import CARD_INDEX
 
-from .common import Options, lowest_knock, take_melds
+from .common import Options, gin_ending, lowest_knock, take_melds
 from .handeval import NEAR, Deadwood
 from .knowledge import VALUE, Knowledge, indices
 
@@ -34,8 +34,9 @@ def play(view: Mapping[str, Any], know: Knowledge, rng: random.Random) -> dict:
     dw = Deadwood()
     if options.take is not None:
         return options.take if take_melds(dw, know) else options.decline
-    if options.gins:
-        return lowest_knock(dw, know, options.gins)
+    gin = gin_ending(dw, know, options)
+    if gin is not None:
+        return gin
     if options.knocks:
         knock = lowest_knock(dw, know, options.knocks)
         if dw(know.hand & ~(1 << CARD_INDEX[knock["card"]])) <= knock_threshold(know):

@@ -19,7 +19,12 @@ The values are points, as the hard computer weighs them:
 - knocking or going Gin by the expected points of ending the hand now over plausible
   opponent hands (after the defender's best layoffs, undercuts included), against
   holding on one more turn (the opponent may knock or improve, the next draw may lower
-  the count).
+  the count); Big Gin (all eleven cards laid down, no discard) by its bonus and the
+  opponent's expected deadwood.
+
+Knocks are those of the hand's knock limit (under Oklahoma the first upcard's value;
+0 under Straight Gin, where only Gin ends a hand), and a hand whose score counts double
+(Oklahoma's spade upcard) has its points, and so its costs, doubled.
 
 The best play is the one of highest value; a play's *cost* is how far its value falls
 short of the best (never below 0), and classes it (``THRESHOLDS``).  The estimate is
@@ -37,7 +42,7 @@ from typing import Any
 
 from service.bots.common import Options
 from service.bots.handeval import NEAR
-from service.bots.hard import DEEP_CANDIDATES, KNOCK_SAMPLES, TAKE_MARGIN, WAIT_PER_UNDERCUT_POINT, WAIT_PIVOT, Hard
+from service.bots.hard import DEEP_CANDIDATES, KNOCK_SAMPLES, TAKE_MARGIN, Hard
 from service.bots.knowledge import Knowledge, read
 from service.engine.cards import CARD_INDEX
 
@@ -54,7 +59,7 @@ SCORE_PER_POINT = 10.0
 GIN_DELAY_COST = 4.0
 #: The kinds of decision, by the phase they are taken in.
 KINDS = {"upcard_offer": "upcard", "draw": "draw", "discard": "discard"}
-PLAYS = ("draw", "pass", "discard", "knock", "gin")
+PLAYS = ("draw", "pass", "discard", "knock", "gin", "big_gin")
 
 
 def classify(cost: float) -> str:
@@ -146,7 +151,10 @@ class _Coach(Hard):
         return values, {key_of(take): take, key_of(decline): decline}
 
     def discard_values(self, options: Options, taken: Mapping[str, Any] | None) -> tuple[dict, dict]:
-        by_key = {key_of(a): a for a in [*options.discards.values(), *options.knocks.values(), *options.gins.values()]}
+        listed = [*options.discards.values(), *options.knocks.values(), *options.gins.values()]
+        if options.big_gin is not None:
+            listed.append(options.big_gin)
+        by_key = {key_of(a): a for a in listed}
         costs = {x: self.discard_cost(x) for x in options.discards}
         if self.race and self.has_two_draws() and len(costs) > 1:
             weighed = set(sorted(costs, key=lambda x: (costs[x], x))[:DEEP_CANDIDATES])
@@ -155,35 +163,42 @@ class _Coach(Hard):
             costs = {x: self.discard_cost(x, deep=True) for x in weighed}
         least = min(costs.values())
         enders = {**options.knocks, **options.gins}
-        if not enders:
+        if not enders and options.big_gin is None:
             values = {key_of(options.discards[x]): -c for x, c in costs.items()}
             return values, by_key
         # Ending the hand now, in points, against playing on with the best discard.
-        margin = WAIT_PER_UNDERCUT_POINT * (self.rules["undercut_bonus"] - WAIT_PIVOT)
+        margin = self.wait_margin()
         best_wait = None
         values = {}
+        gins: list[float] = []
+        if options.big_gin is not None:
+            values[key_of(options.big_gin)] = self.gin_value(self.rules["big_gin_bonus"])
+            gins.append(values[key_of(options.big_gin)])
         for card, action in enders.items():
             rest = self.know.hand & ~(1 << card)
             layouts, _, deadwood, exposure = self.knock_melds(rest)
             now, wait = self.knock_values(rest, layouts, deadwood, card)
             if action["type"] == "gin":
-                now = self.gin_value()
+                now = self.gin_value(self.rules["gin_bonus"])
+                gins.append(now)
             values[key_of(action)] = now
             self.ending[card] = (now, wait, deadwood)
             rank = (deadwood + exposure, card)
             if best_wait is None or rank < best_wait[0]:
                 best_wait = (rank, wait)
-        assert best_wait is not None, "enders is not empty (returned above when it is)"
-        play_on = best_wait[1] + margin
-        if options.gins:
-            play_on = min(play_on, max(values[key_of(a)] for a in options.gins.values()) - GIN_DELAY_COST)
+        # Playing on: as good as the best knock's wait, and never better than Gin less the
+        # cost of not declaring it (with Big Gin alone: that cost).
+        play_on = best_wait[1] + margin if best_wait is not None else max(gins)
+        if gins:
+            play_on = min(play_on, max(gins) - GIN_DELAY_COST)
         for x, c in costs.items():
             values[key_of(options.discards[x])] = play_on - (c - least)
         return values, by_key
 
-    def gin_value(self) -> float:
-        """Expected points of going Gin: the bonus and the opponent's deadwood."""
+    def gin_value(self, bonus: int) -> float:
+        """Expected points of going Gin (or Big Gin) with ``bonus``: the bonus and the
+        opponent's deadwood, doubled with the hand."""
         samples = self.samples(KNOCK_SAMPLES)
         if not samples:
-            return float(self.rules["gin_bonus"])
-        return self.rules["gin_bonus"] + sum(self.dw(s) for s in samples) / len(samples)
+            return float(self.multiplier * bonus)
+        return self.multiplier * (bonus + sum(self.dw(s) for s in samples) / len(samples))

@@ -1,7 +1,7 @@
 """Every decision of a match's hands weighed, from its events alone.
 
 The events are folded one by one; before each decision of a seat (a pass or a take of
-the upcard, a draw, a discard, a knock or Gin) the seat's view and its redacted events
+the upcard, a draw, a discard, a knock, Gin or Big Gin) the seat's view and its redacted events
 of the hand are rebuilt exactly as the seat had them, and ``assess`` weighs the play
 made against the best.  Hints shown are skipped (they change nothing), and so are
 the defender's layoffs (the engine suggests the best defense).
@@ -29,6 +29,8 @@ def played_action(event: Mapping[str, Any]) -> dict:
         return {"type": "draw", "source": data["source"]}
     if etype == "card_discarded":
         return {"type": "discard", "card": data["card"]}
+    if data.get("big_gin") or data.get("card") is None:
+        return {"type": "big_gin"}  # all eleven cards laid down: no card thrown
     return {"type": "gin" if data.get("gin") else "knock", "card": data["card"]}
 
 

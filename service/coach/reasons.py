@@ -39,18 +39,53 @@ def reason(coach, best: Mapping[str, Any]) -> str:
         if kind == "draw" and best["source"] == "discard":
             return _take(coach)
         return _decline(coach, kind)
+    if kind == "big_gin":
+        return (
+            f"lay down Big Gin: all eleven cards meld, for the {coach.rules['big_gin_bonus']}-point bonus and your "
+            f"opponent's deadwood{_doubled(coach)}"
+        )
     if kind == "gin":
         return (
             f"go Gin, throwing the {card_text(best['card'])}: all ten cards meld, for the {coach.rules['gin_bonus']}-point "
-            "bonus and your opponent's deadwood"
+            f"bonus and your opponent's deadwood{_doubled(coach)}"
         )
     if kind == "knock":
         now, wait, deadwood = coach.ending[CARD_INDEX[best["card"]]]
         return (
-            f"knock, throwing the {card_text(best['card'])}: with {deadwood} deadwood you expect about "
-            f"{now:+.0f} points now, more than by playing on"
+            f"knock, throwing the {card_text(best['card'])}: with {deadwood} deadwood{_limit_note(coach)} you expect "
+            f"about {now:+.0f} points now{_doubled(coach)}, more than by playing on"
         )
     return _discard(coach, CARD_INDEX[best["card"]])
+
+
+def _upcard(coach) -> str:
+    upcard = coach.know.upcard
+    return f"the {card_text(upcard)} upcard" if upcard else "the first upcard"
+
+
+def _doubled(coach) -> str:
+    return f" (doubled: {_upcard(coach)} is a spade)" if coach.know.doubled else ""
+
+
+def _limit_note(coach) -> str:
+    """Under Oklahoma, the hand's knock limit and the upcard that set it."""
+    if not coach.rules.get("oklahoma"):
+        return ""
+    return f" (this hand's limit is {coach.limit}, set by {_upcard(coach)})"
+
+
+def _cannot_knock(coach, deadwood: int) -> str | None:
+    """Why a hand of ``deadwood`` (at most 10) may not knock in this hand: Straight Gin, or
+    an Oklahoma upcard's lower limit."""
+    limit = coach.limit
+    if deadwood <= limit:
+        return None
+    if limit == 0:
+        why = f"{_upcard(coach)} allows Gin only" if coach.rules.get("oklahoma") else "Straight Gin: no knocking"
+        return f"only Gin ends this hand ({why})"
+    if coach.rules.get("oklahoma"):
+        return f"{deadwood} deadwood is too many to knock: this hand's limit is {limit}, set by {_upcard(coach)}"
+    return None
 
 
 def _take(coach) -> str:
@@ -87,6 +122,10 @@ def _discard(coach, card: int) -> str:
     arranged = best_melds([DECK[i] for i in indices(know.hand)])
     loose = DECK[card] in arranged.unmelded
     parts.append(f"throw the {card_text(card)}" + (f" ({VALUE[card]} points of deadwood)" if loose and VALUE[card] >= 8 else ""))
+    left = coach.dw(rest)
+    blocked = _cannot_knock(coach, left) if 0 < left <= 10 else None
+    if blocked:
+        parts.append(blocked)
     keep = _pair_to_keep(know, rest)
     if keep:
         parts.append(keep)

@@ -27,7 +27,7 @@ def assert_legal(view: dict, action: dict) -> None:
     assert same and set(action) == set(same[0]) | {"melds"}, (action, legal)
     rest = [c for c in view["hand"] if c != action["card"]]
     arranged = check_arrangement(rest, action["melds"])
-    assert arranged.deadwood <= view["rules"]["knock_limit"]
+    assert arranged.deadwood <= view.get("knock_limit", view["rules"]["knock_limit"])  # the hand's limit
     assert view["rules"]["knocker_arranges"] or arranged.deadwood == deadwood(rest), (action, legal)
     assert (arranged.deadwood == 0) == (action["type"] == "gin")
 

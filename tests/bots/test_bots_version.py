@@ -17,13 +17,17 @@ from service import bots
 from tests.support.arena import play_match
 
 #: The matches played: (levels, deal seed, preset).  The bonus-20-10 one (where the
-#: knocker may lay out any arrangement) was added with 2026.12.2; the fingerprints of
-#: earlier versions were taken on the others alone.
+#: knocker may lay out any arrangement) was added with 2026.12.2, the oklahoma, straight
+#: and hollywood ones with 2026.12.3; the fingerprints of earlier versions were taken on
+#: the matches there were then (the first three, then four).
 MATCHES = (
     (("easy", "medium"), "pin-1", "classic"),
     (("hard", "medium"), "pin-2", "classic"),
     (("hard", "easy"), "pin-3", "classic"),
     (("hard", "medium"), "pin-4", "bonus-20-10"),
+    (("hard", "medium"), "pin-5", "oklahoma"),
+    (("medium", "hard"), "pin-6", "straight"),
+    (("hard", "easy"), "pin-7", "hollywood"),
 )
 
 #: BOTS_VERSION -> the SHA-256 of every decision of those matches.
@@ -32,6 +36,9 @@ FINGERPRINTS = {
     # The knock lays out the best of the least-deadwood arrangements against the
     # defender's hand; hard weighs those layouts and names one only under knocker_arranges.
     "2026.12.2": "1c2a50f64cee5eb08615d5e2afc85efb7a53d61e885dfbd47051e995ec784e5f",
+    # The hand's knock limit (Oklahoma's upcard, Straight Gin's 0), Big Gin taken when it
+    # pays at least Gin's bonus, a doubled hand's points doubled; the variants' matches added.
+    "2026.12.3": "e3c6887b9aa3e6bc485cea4475fc64a8ddba8cef8ea7564ea2dc800f3aa3fb5f",
 }
 
 

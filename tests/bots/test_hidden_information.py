@@ -66,7 +66,7 @@ def positions(seed: int, preset: str):
         state, events = replay(commands)
 
 
-@pytest.mark.parametrize("preset", ["classic", "bonus-20-10"])
+@pytest.mark.parametrize("preset", ["classic", "bonus-20-10", "oklahoma", "straight", "hollywood"])
 def test_games_differing_only_in_hidden_cards_get_the_same_decision_from_every_level(preset):
     compared = 0
     for seed in range(6):

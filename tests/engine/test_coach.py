@@ -3,15 +3,17 @@ rates best, and neither depends on a card the seat cannot know."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
+from service.bots import choose_action
 from service.coach import assess, classify
 from service.coach.analysis import analyse
 from service.engine import State, decide, fold, redact_event
 from service.engine.cards import DECK
-from service.engine.views import seat_view
+from service.engine.views import hand_history, seat_view
 from tests.support.play import greedy_action_on_state
 
 MATCH_ID = "00000000-0000-4000-8000-00000000c0ac"
@@ -187,3 +189,109 @@ def test_the_classes_follow_the_documented_thresholds():
     assert [classify(c) for c in (0, 1.49, 1.5, 3.99, 4, 9.99, 10, 50)] == [
         "good", "good", "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"
     ]
+
+
+# --- the variants: Big Gin, Oklahoma's limits, Straight Gin, Hollywood ---------------
+
+#: Seat 0 melds all eleven cards with the JH upcard (A-2-3-4C, 5-6-7-8D, 9-10-JH).
+BIG_GIN_HAND = ["AC", "2C", "3C", "4C", "5D", "6D", "7D", "8D", "9H", "TH"]
+FAR = ["KS", "QS", "2S", "4S", "6S", "8H", "2H", "KD", "QC", "9C"]
+
+
+def test_a_big_gin_is_analysed_and_gin_instead_of_it_costs_the_bonus_difference():
+    table = Table(deck_for(BIG_GIN_HAND, FAR, "JH", []), {"preset": "straight"})
+    table.play(0, type="draw", source="discard")
+    assert {"type": "big_gin"} in seat_view(table.state, 0)["legal_actions"]
+    hint = assess(seat_view(table.state, 0), hand_history(table.events, table.state, 0), MATCH_ID)
+    assert hint is not None and hint.best == {"type": "big_gin"} and "Big Gin" in hint.reason
+    table.play(0, type="big_gin")
+    (knocked,) = [e for e in table.events if e["type"] == "knocked"]
+    assert knocked["data"]["card"] is None and knocked["data"]["big_gin"] is True
+    entry = table.decision(knocked["seq"])
+    assert entry["played"] == {"type": "big_gin"} and entry["best"] == {"type": "big_gin"} and entry["cost"] == 0
+    assert "31-point bonus" in entry["reason"]
+
+    gin = Table(deck_for(BIG_GIN_HAND, FAR, "JH", []), {"preset": "straight"})
+    gin.play(0, type="draw", source="discard")
+    gin.play(0, type="gin", card="AC")
+    (entry,) = [d for d in analyse(gin.events, MATCH_ID)[1] if d["played"]["type"] == "gin"]
+    assert entry["best"] == {"type": "big_gin"} and entry["cost"] == pytest.approx(31 - 25, abs=0.01)
+
+
+OKLAHOMA_HAND = ["2C", "3C", "4C", "5D", "5H", "5S", "9H", "TH", "JH", "KH"]
+
+
+def test_under_oklahoma_the_reasons_use_the_hands_limit():
+    # The 3D upcard sets the limit to 3: with the 4H drawn, 4 deadwood cannot knock.
+    table = Table(deck_for(OKLAHOMA_HAND, FAR, "3D", ["4H"]), {"preset": "oklahoma"})
+    for seat in (0, 1):
+        table.play(seat, type="pass")
+    table.play(0, type="draw", source="stock")
+    view = seat_view(table.state, 0)
+    assert view["knock_limit"] == 3 and not any(a["type"] == "knock" for a in view["legal_actions"])
+    hint = assess(view, hand_history(table.events, table.state, 0), MATCH_ID)
+    assert hint is not None and hint.best == {"type": "discard", "card": "KH"}, hint
+    assert "this hand's limit is 3, set by the 3♦ upcard" in hint.reason, hint.reason
+
+    # The AH drawn instead: 1 deadwood, within 3; a knock's reason names the limit.
+    table = Table(deck_for(OKLAHOMA_HAND, FAR, "3D", ["AH"]), {"preset": "oklahoma"})
+    for seat in (0, 1):
+        table.play(seat, type="pass")
+    table.play(0, type="draw", source="stock")
+    view = seat_view(table.state, 0)
+    assert {"type": "knock", "card": "KH"} in view["legal_actions"]
+    hint = assess(view, hand_history(table.events, table.state, 0), MATCH_ID)
+    assert hint is not None and hint.best in view["legal_actions"]
+    if hint.best["type"] == "knock":
+        assert "this hand's limit is 3" in hint.reason
+
+
+def test_an_ace_upcard_and_straight_gin_are_explained_as_gin_only():
+    table = Table(deck_for(OKLAHOMA_HAND, FAR, "AD", ["4H"]), {"preset": "oklahoma"})
+    for seat in (0, 1):
+        table.play(seat, type="pass")
+    table.play(0, type="draw", source="stock")
+    hint = assess(seat_view(table.state, 0), hand_history(table.events, table.state, 0), MATCH_ID)
+    assert hint is not None and "only Gin ends this hand (the A♦ upcard allows Gin only)" in hint.reason
+    straight = Table(deck_for(OKLAHOMA_HAND, FAR, "AD", ["4H"]), {"preset": "straight"})
+    for seat in (0, 1):
+        straight.play(seat, type="pass")
+    straight.play(0, type="draw", source="stock")
+    hint = assess(seat_view(straight.state, 0), hand_history(straight.events, straight.state, 0), MATCH_ID)
+    assert hint is not None and "only Gin ends this hand (Straight Gin: no knocking)" in hint.reason
+
+
+@pytest.mark.parametrize("preset", ["oklahoma", "straight", "hollywood"])
+def test_hints_and_analysis_work_over_random_hands_of_each_variant(preset):
+    """Bots play random deals; before every decision the hint is one of the legal
+    plays, and the analysis of the whole record weighs every play made."""
+    rng = random.Random(f"coach-{preset}")
+    hinted = analysed = 0
+    for game in range(3):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        table = Table(deck, {"preset": preset})
+        levels = ("hard", "medium") if game % 2 else ("medium", "hard")
+        while table.state.hand_number <= 2 and not table.state.finished:
+            state = table.state
+            if state.phase == "awaiting_deal":
+                rest = list(DECK)
+                rng.shuffle(rest)
+                table.do({"type": "deal", "deck": rest, "salt": "0123456789abcdef"})
+                continue
+            seat = state.turn
+            view = seat_view(state, seat)
+            history = hand_history(table.events, state, seat)
+            hint = assess(view, history, MATCH_ID)
+            if hint is not None:
+                assert hint.best in view["legal_actions"], (hint.best, view["legal_actions"])
+                assert hint.reason and all(math.isfinite(v) for v in hint.values.values())
+                hinted += 1
+            plays = [a for a in view["legal_actions"] if a["type"] != "resign"]  # the seats are people's
+            action = choose_action({**view, "legal_actions": plays}, history, levels[seat], random.Random(state.version))
+            table.play(seat, **action)
+        for decisions in analyse(table.events, MATCH_ID).values():
+            for d in decisions:
+                assert d["class"] in ("good", "inaccuracy", "mistake", "blunder") and d["cost"] >= 0 and d["reason"]
+                analysed += 1
+    assert hinted > 20 and analysed >= hinted // 2
