@@ -98,6 +98,20 @@ function mountNewMatch(root) {
   );
   starterSelect.value = pref("starter", "alternate");
   const starterField = h("label.field#starter-field", {}, "Who starts each hand ", starterSelect);
+  // Variations beyond the preset: Big Gin, and the match bonuses (a game bonus, a box
+  // for each hand won, the shutout doubled).  Each starts as the preset has it, and is
+  // sent only when changed.
+  const bigGinBox = h("input#big-gin", { type: "checkbox", name: "big_gin" });
+  const bigGinText = h("span#big-gin-text", {}, "Big Gin");
+  const bonusesBox = h("input#match-bonuses", { type: "checkbox", name: "match_bonuses" });
+  const bonusesText = h("span#match-bonuses-text", {}, "Match bonuses");
+  const variations = h(
+    "fieldset#variations",
+    {},
+    h("legend", {}, "Variations"),
+    h("label.choice", {}, bigGinBox, " ", bigGinText),
+    h("label.choice#match-bonuses-field", {}, bonusesBox, " ", bonusesText),
+  );
   const friendOptions = h(
     "div.suboptions#friend-options",
     {},
@@ -112,15 +126,16 @@ function mountNewMatch(root) {
 
   const form = h(
     "form.panel.newmatch",
-    { onsubmit: (event) => create(event, me, { form, presetSelect, levelSelect, starterSelect, clockSelect, publicBox, name1, name2, start }), onchange: sync },
+    { onsubmit: (event) => create(event, me, { form, presets, presetSelect, levelSelect, starterSelect, clockSelect, publicBox, bigGinBox, bonusesBox, name1, name2, start }), onchange: sync },
     h("h1", {}, "New match"),
     h("label.field", {}, "Rules ", presetSelect),
     presetInfo,
     h("fieldset", {}, h("legend", {}, "Length"),
       radio("hands", "single", "Single hand", pref("length", "single") === "single"),
-      h("label.choice", {}, h("input", { type: "radio", name: "hands", value: "match", checked: pref("length", "single") === "match" }), " To ", target, " points"),
+      h("label.choice", {}, h("input", { type: "radio", name: "hands", value: "match", checked: pref("length", "single") === "match" }), h("span#length-text", {}, " To "), target, " points"),
       starterField,
     ),
+    variations,
     h("fieldset", {}, h("legend", {}, "Opponent"),
       h("label.choice", {}, h("input", { type: "radio", name: "opponent", value: "computer", checked: pref("opponent", "computer") === "computer" }), " The computer, level ", levelSelect),
       radio("opponent", "hotseat", "Two people on this device", pref("opponent", "computer") === "hotseat"),
@@ -134,11 +149,28 @@ function mountNewMatch(root) {
   );
   root.append(continueList(), form);
 
+  let synced = null; // the preset the variations were last set from
   function sync() {
     const preset = presets.find((p) => p.name === presetSelect.value);
     if (preset) {
+      const r = rulesOf(preset);
       presetInfo.textContent = preset.description;
-      target.textContent = preset.rules.target_score;
+      target.textContent = r.target_score;
+      // Hollywood scoring is three games: never a single hand.
+      const single = form.querySelector("input[name=hands][value=single]");
+      single.disabled = Boolean(r.hollywood);
+      if (r.hollywood && single.checked) form.querySelector("input[name=hands][value=match]").checked = true;
+      form.querySelector("#length-text").textContent = r.hollywood ? " Three games at once, each to " : " To ";
+      if (synced !== preset.name) {
+        synced = preset.name;
+        bigGinBox.checked = r.big_gin_bonus !== null && r.big_gin_bonus !== undefined;
+        bonusesBox.checked = hasBonuses(r);
+      }
+      bigGinText.textContent = `Big Gin: all eleven cards melded after the draw are laid down, without a discard, for the other player's deadwood + ${bigGinBonus(r)}`;
+      const b = bonusesOf(r);
+      bonusesText.textContent = `Match bonuses: ${b.game_bonus} to a game's winner, ${b.box_bonus} a hand won (a box), doubled on a shutout`;
+      // The bonuses are settled at the end of a match to the target (Hollywood: always).
+      bonusesBox.disabled = Boolean(r.hollywood) || form.elements.hands.value === "single";
     }
     const opponent = form.elements.opponent.value;
     const hotseat = opponent === "hotseat";
@@ -173,8 +205,32 @@ function mountNewMatch(root) {
   sync();
 }
 
+// The variants' parameters, for a service whose presets list answers without them
+// (they came after it): as the contract gives them (service/engine/rules.py PRESETS).
+const VARIANTS = {
+  oklahoma: { oklahoma: true, spade_doubles: true, game_bonus: 100, box_bonus: 20, shutout_doubles: true },
+  straight: { big_gin_bonus: 31, game_bonus: 100, box_bonus: 25, shutout_doubles: true },
+  hollywood: { hollywood: true, game_bonus: 100, box_bonus: 25, shutout_doubles: true },
+};
+const rulesOf = (preset) => ("hollywood" in preset.rules ? preset.rules : { ...(VARIANTS[preset.name] || {}), ...preset.rules });
+
+// The variations: the values a preset plays them with, or the rule books' usual ones.
+const hasBonuses = (r) => Boolean(r.game_bonus || r.box_bonus || r.shutout_doubles);
+const bigGinBonus = (r) => r.big_gin_bonus ?? 31;
+const bonusesOf = (r) => (hasBonuses(r) ? { game_bonus: r.game_bonus, box_bonus: r.box_bonus, shutout_doubles: r.shutout_doubles } : { game_bonus: 100, box_bonus: 25, shutout_doubles: true });
+
+// The preset's rules changed by the variations chosen (only what differs is sent).
+function variationRules(preset, { bigGin, bonuses, single }) {
+  const r = rulesOf(preset);
+  const out = {};
+  const had = r.big_gin_bonus !== null && r.big_gin_bonus !== undefined;
+  if (bigGin !== had) out.big_gin_bonus = bigGin ? bigGinBonus(r) : null;
+  if (!single && !r.hollywood && bonuses !== hasBonuses(r)) Object.assign(out, bonuses ? bonusesOf(r) : { game_bonus: 0, box_bonus: 0, shutout_doubles: false });
+  return out;
+}
+
 // The form sent: the match made, its tokens (or the player's) kept, and to its table.
-async function create(event, me, { form, presetSelect, levelSelect, starterSelect, clockSelect, publicBox, name1, name2, start }) {
+async function create(event, me, { form, presets, presetSelect, levelSelect, starterSelect, clockSelect, publicBox, bigGinBox, bonusesBox, name1, name2, start }) {
   event.preventDefault();
   const opponent = form.elements.opponent.value;
   const single = form.elements.hands.value === "single";
@@ -191,6 +247,8 @@ async function create(event, me, { form, presetSelect, levelSelect, starterSelec
     // The player's seat is named by the service, after the player.
     seats: [byPlayer ? { kind: "human" } : { name: name1.value.trim() || "You", kind: "human" }, second],
   };
+  const preset = presets.find((p) => p.name === presetSelect.value);
+  if (preset) Object.assign(body.rules, variationRules(preset, { bigGin: bigGinBox.checked, bonuses: bonusesBox.checked, single }));
   if (!single) {
     // Left out at the default, as the service records it.
     if (starterSelect.value !== "alternate") body.rules.starter = starterSelect.value;

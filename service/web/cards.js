@@ -23,6 +23,7 @@ export function playText(play, top = null) {
   if (play.type === "draw") return top ? `take ${pretty(top)} from the pile` : "take the pile's top card";
   if (play.type === "knock") return `knock, discarding ${pretty(play.card)}`;
   if (play.type === "gin") return `go Gin, discarding ${pretty(play.card)}`;
+  if (play.type === "big_gin") return "lay down all eleven cards: Big Gin";
   return `discard ${pretty(play.card)}`;
 }
 

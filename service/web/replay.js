@@ -27,6 +27,10 @@ export function replaySteps(detail, names) {
       if (play.source === "stock") stock -= 1;
       else pile.pop();
       caption = play.source === "stock" ? `${says(who, "draws")} ${pretty(play.card)} from the stock.` : `${says(who, "takes")} ${pretty(play.card)} from the discard pile.`;
+    } else if (!play.card) {
+      // Big Gin: all eleven cards laid down, none discarded.
+      knock = detail.knock;
+      caption = `${says(who, "lays")} down all eleven cards: Big Gin.`;
     } else {
       hands[play.seat] = hands[play.seat].filter((c) => c !== play.card);
       pile.push(play.card);
@@ -36,7 +40,7 @@ export function replaySteps(detail, names) {
         caption = `${says(who, "discards")} ${pretty(play.card)} and ${play.action === "gin" ? `${verbFor(who, "goes")} Gin` : `${verbFor(who, "knocks")} with ${detail.knock.deadwood}`}.`;
       }
     }
-    state = { hands, pile, stock, moved: play.card, knock, mover: play.seat };
+    state = { hands, pile, stock, moved: play.card ?? null, knock, mover: play.seat };
     steps.push({ seq: play.seq, caption, state, play });
   }
   if (detail.defense) {

@@ -6,7 +6,7 @@
 import { arrangement, benchElement, breakMeld, looseCards, makeMeld, pick, sameMelds } from "./arrange.js";
 import { bestMelds, cardsText, deadwoodOf, hasChoiceOfLeast, pretty } from "./cards.js";
 import { act } from "./table-live.js";
-import { h, toast } from "./ui.js";
+import { h, handLimit, toast } from "./ui.js";
 
 // A change to a step of melds (the knocker's or the defender's): what it says (why it
 // cannot be done, or, as `kind` "info", what else it did) is shown, then the step again.
@@ -37,7 +37,7 @@ export function arrangePanel(T, v) {
   const A = S.arrange;
   const loose = looseCards(A);
   const deadwood = deadwoodOf(loose);
-  const limit = v.rules.knock_limit;
+  const limit = handLimit(v); // this hand's (under Oklahoma, its upcard's)
   const free = v.rules.knocker_arranges;
   let verdict = null;
   if (deadwood > limit) verdict = `That is over the knock limit of ${limit}: make melds of more cards to knock.`;

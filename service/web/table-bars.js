@@ -1,6 +1,7 @@
 // The bars above the table: the score (the players, who is to act, whether the other
-// player follows the match, the rules and the hand), and the match bar (the clock of
-// the seat to act, a timeout claim, resign with a confirm step).  `T` is the table
+// player follows the match, the rules and the hand; under Hollywood scoring its three
+// games), and the match bar (the clock of the seat to act, a timeout claim, resign with
+// a confirm step).  `T` is the table
 // context (table.js).
 
 import { serverNow } from "./api.js";
@@ -34,11 +35,38 @@ export function scoreBar(T, v, between) {
         { dataset: { seat: i } },
         h("b", {}, s.name),
         " ",
-        h("span.score", {}, v.scores[i]),
+        // Hollywood: the score is each game's (below), not one running total.
+        v.games ? null : h("span.score", {}, v.scores[i]),
         i === opp ? presence : null,
       ),
     ),
     h("span.meta#score-meta", {}, `${v.rules.preset} · ${matchLength(v.rules)}${v.rules.turn_seconds ? ` · ${clockText(v.rules.turn_seconds)}` : ""} · ${hand}`),
+    v.games ? gamesElement(v) : null,
+  );
+}
+
+// Hollywood's three games: each seat's score in each, the winner's marked once decided.
+export function gamesElement(v) {
+  const names = v.seats.map((s) => s.name);
+  return h(
+    "div.hw-games#games",
+    { role: "group", "aria-label": "The three games" },
+    v.games.map((g, i) => {
+      const decided = g.winner !== null && g.winner !== undefined;
+      const said = `Game ${i + 1}: ${names[0]} ${g.scores[0]}, ${names[1]} ${g.scores[1]}${decided ? `, won by ${names[g.winner]}` : ""}`;
+      return h(
+        `div.hw-game${decided ? ".decided" : ""}`,
+        { dataset: { game: i + 1, winner: decided ? g.winner : "" }, title: said, "aria-label": said },
+        h("span.hw-label", {}, `Game ${i + 1}`),
+        h(
+          "span.hw-scores",
+          { "aria-hidden": "true" },
+          [0, 1].map((seat) =>
+            h(`span.hw-score${g.winner === seat ? ".won" : ""}`, { dataset: { seat } }, g.winner === seat ? h("span.mark", {}, "✓") : null, String(g.scores[seat])),
+          ).flatMap((el, seat) => (seat ? [h("span.sep", {}, "–"), el] : [el])),
+        ),
+      );
+    }),
   );
 }
 

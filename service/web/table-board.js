@@ -9,7 +9,7 @@ import { coachPart, isHinted } from "./table-coach.js";
 import { defensePanel } from "./table-defense.js";
 import { handPanel } from "./table-hand.js";
 import { act } from "./table-live.js";
-import { h, seatLabel, tapWord } from "./ui.js";
+import { h, handLimit, knockLimitText, seatLabel, tapWord } from "./ui.js";
 
 // The actions that end the match instead of playing the cards.
 const ENDINGS = new Set(["resign", "claim_timeout", "abort"]);
@@ -63,6 +63,7 @@ export function tableParts(T, v, names) {
     passAction ? h(`button${hinted(passAction)}#pass`, { type: "button", onclick: () => act(T, passAction), disabled: S.busy }, "Pass") : null,
   );
 
+  const rulesLine = handRules(v);
   const arranging = Boolean(S.arrange) && v.phase === "discard" && myTurn;
   const status = h("p.status#status", { role: "status" }, arranging ? "Lay out your melds, then knock." : statusText(v, names, { stockAction, pileAction }));
   const coach = arranging ? null : coachPart(T, v);
@@ -70,7 +71,21 @@ export function tableParts(T, v, names) {
   const defense = v.phase === "defense" && myTurn ? defensePanel(T, v, names) : null;
   // Arranging or defending, the step holds the cards: the hand is not shown twice.
   const mine = arranging ? arrangePanel(T, v) : defense ? null : handPanel(T, v, names, find);
-  return [oppEl, piles, status, coach, log, defense, mine].filter(Boolean);
+  return [oppEl, piles, rulesLine, status, coach, log, defense, mine].filter(Boolean);
+}
+
+// This hand's own rules, where they are not the usual: its knock limit (under Oklahoma
+// the first upcard's; Straight Gin: Gin only), a doubled score, Big Gin.
+export function handRules(v) {
+  const limit = handLimit(v);
+  const chips = [];
+  if (limit !== 10 || v.rules.oklahoma) {
+    const why = v.rules.oklahoma ? (limit === 0 ? "Oklahoma: the upcard is an ace" : "Oklahoma: set by the upcard") : "Straight Gin";
+    chips.push(h("span.rule-chip.limit#knock-limit", { dataset: { limit }, title: why }, knockLimitText(limit)));
+  }
+  if (v.doubled) chips.push(h("span.rule-chip.doubled#doubled", { title: "Oklahoma: a spade upcard doubles the hand's points" }, "Spades double"));
+  if (v.rules.big_gin_bonus != null) chips.push(h("span.rule-chip#big-gin-rule", { title: "All eleven cards melded after the draw: laid down without a discard" }, `Big Gin +${v.rules.big_gin_bonus}`));
+  return chips.length ? h("p.hand-rules#hand-rules", { "aria-label": "This hand's rules" }, chips) : null;
 }
 
 function statusText(v, names, { stockAction, pileAction }) {

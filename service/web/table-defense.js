@@ -61,13 +61,14 @@ export function defensePanel(T, v, names) {
     mine <= knock.deadwood
       ? `Undercut: you score ${knock.deadwood - mine} + ${v.rules.undercut_bonus}.`
       : `${says(names[knock.seat], "scores")} ${mine - knock.deadwood}.`;
+  const doubledNote = v.doubled ? " The hand's points are doubled (a spade upcard)." : "";
   const changed = (fn, kind) => stepEdit(T, D, fn, kind);
   const layoffsKey = (layoffs) => layoffs.map((x) => `${x.card}>${x.meld}`).sort().join(" ");
   const asSuggested = sameMelds(D.melds, D.suggestion.melds) && layoffsKey(D.layoffs) === layoffsKey(D.suggestion.layoffs);
   return h(
     "section.panel.defense#defense",
     { "aria-label": "Defense" },
-    h("h2", {}, `${says(names[knock.seat], "knocks")} with ${knock.deadwood} (discarded ${pretty(knock.card)})`),
+    h("h2", {}, `${says(names[knock.seat], "knocks")} with ${knock.deadwood}${knock.card ? ` (discarded ${pretty(knock.card)})` : ""}`),
     h("p", {}, `${names[knock.seat]}'s melds${D.layoffs.length ? ", with your layoffs" : ""}: pick loose cards of yours, then Lay off here (${tapWord()} a card laid off to take it back).`),
     knockerMelds(T, D, knock, changed),
     h("h3", {}, "Your melds"),
@@ -79,7 +80,7 @@ export function defensePanel(T, v, names) {
       h("b#defense-deadwood", {}, String(mine)),
       left.length ? ` (${cardsText(left)})` : "",
       ". ",
-      outcome,
+      outcome + doubledNote,
       asSuggested ? h("span.hint", {}, " This is the suggested best defense.") : null,
     ),
     D.error ? h("p.error#defense-error", { role: "alert" }, `Refused: ${D.error}`) : null,

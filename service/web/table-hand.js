@@ -9,7 +9,7 @@ import { knockPressed } from "./table-arrange.js";
 import { coachHere } from "./table-coach.js";
 import { handKeys, keysHelp } from "./table-keys.js";
 import { act } from "./table-live.js";
-import { h, tapWord, toast } from "./ui.js";
+import { h, handLimit, tapWord, toast } from "./ui.js";
 
 export function handPanel(T, v, names, find) {
   const { S } = T;
@@ -81,6 +81,10 @@ export function handPanel(T, v, names, find) {
   const discardA = selAction("discard");
   const knockA = selAction("knock");
   const ginA = selAction("gin");
+  // Big Gin: all eleven cards laid down, none discarded (no card to choose).
+  const bigGinA = discarding ? v.legal_actions.find((a) => a.type === "big_gin") : null;
+  // Gin only (Straight Gin, an Oklahoma ace): no knock is ever listed, no Knock offered.
+  const ginOnly = handLimit(v) === 0;
   const knockable = [...enders.keys()];
   const sortButton = (mode, label) =>
     h(`button.sort${S.sort === mode ? ".on" : ""}`, { type: "button", "aria-pressed": String(S.sort === mode), onclick: () => setSort(T, mode) }, label);
@@ -92,14 +96,17 @@ export function handPanel(T, v, names, find) {
       "div.acts",
       { hidden: !(v.turn === v.seat && (v.phase === "draw" || v.phase === "discard")) },
       h("button#discard", { type: "button", disabled: !discardA || S.busy, onclick: () => act(T, discardA) }, "Discard"),
-      h("button.knock#knock", { type: "button", disabled: !knockA || S.busy, onclick: () => knockPressed(T, knockA) }, "Knock"),
+      ginOnly ? null : h("button.knock#knock", { type: "button", disabled: !knockA || S.busy, onclick: () => knockPressed(T, knockA) }, "Knock"),
       h("button.gin#gin", { type: "button", disabled: !ginA || S.busy, onclick: () => act(T, ginA) }, "Gin"),
+      bigGinA
+        ? h("button.gin.big-gin#big-gin", { type: "button", disabled: S.busy, title: "Lay down all eleven cards, without discarding", onclick: () => act(T, bigGinA) }, "Big Gin")
+        : null,
     ),
   );
-  const hint =
-    discarding && knockable.length && !knockA && !ginA
-      ? h("p.hint#end-hint", {}, `You can ${enders.get(knockable[0]).type === "gin" ? "go Gin" : "knock"}: select ${knockable.map(pretty).join(" or ")} (marked K/G) to discard.`)
-      : null;
+  let hint = null;
+  if (bigGinA) hint = h("p.hint#end-hint", {}, "All eleven of your cards meld: Big Gin lays them all down, without a discard.");
+  else if (discarding && knockable.length && !knockA && !ginA)
+    hint = h("p.hint#end-hint", {}, `You can ${enders.get(knockable[0]).type === "gin" ? "go Gin" : "knock"}: select ${knockable.map(pretty).join(" or ")} (marked K/G) to discard.`);
   return h("section.mine", { "aria-label": "Your hand" }, deadwood, handEl, controls, hint, keysHelp(v));
 }
 

@@ -1,5 +1,6 @@
 // The keyboard at the table: the arrows move between the cards of the hand, and letters
-// press the table's buttons (S stock, P pile, D discard, K knock, G Gin, A pass, H hint).
+// press the table's buttons (S stock, P pile, D discard, K knock, G Gin, B Big Gin, A pass,
+// H hint).
 // `T` is the table context (table.js).
 
 import { h, touchOnly } from "./ui.js";
@@ -11,7 +12,11 @@ export function keysHelp(v) {
     "details.keys",
     {},
     h("summary", {}, "Keyboard"),
-    h("p", {}, `S draw from the stock · P take from the pile · ←/→ move between cards · Enter or Space select, then discard · D discard · K knock · G Gin · A pass the upcard${v.rules.hints === true ? " · H a hint" : ""}`),
+    h(
+      "p",
+      {},
+      `S draw from the stock · P take from the pile · ←/→ move between cards · Enter or Space select, then discard · D discard${(v.knock_limit ?? v.rules.knock_limit) === 0 ? "" : " · K knock"} · G Gin${v.rules.big_gin_bonus != null ? " · B Big Gin" : ""} · A pass the upcard${v.rules.hints === true ? " · H a hint" : ""}`,
+    ),
   );
 }
 
@@ -50,6 +55,7 @@ export function tableKeys(T, event) {
   else if (key === "d") click("#discard");
   else if (key === "k") click("#knock");
   else if (key === "g") click("#gin");
+  else if (key === "b") click("#big-gin");
   else if (key === "a") click("#pass");
   else if (key === "h") click("#hint");
 }

@@ -3,7 +3,7 @@
 // context (table.js).
 
 import { api } from "./api.js";
-import { resultElement } from "./result.js";
+import { resultElement, settlementElement } from "./result.js";
 import { holds, saveMatch, savedMatch, seatsOf } from "./saved.js";
 import { online, token, viewSeat } from "./table-live.js";
 import { downloadText, endText, h, problemText, says, toast } from "./ui.js";
@@ -14,7 +14,10 @@ export function resultPanel(T, v, names) {
   const finished = v.status === "finished";
   const reason = v.end_reason;
   const byScore = !reason || reason === "score";
-  const totals = h("p.totals", {}, "Score: ", v.seats.map((s, i) => `${s.name} ${v.scores[i]}`).join(" · "), finished ? "" : ` (to ${v.rules.target_score})`);
+  const totals = v.games
+    ? h("p.totals", {}, "Games: ", v.games.map((g, i) => `${i + 1}. ${g.scores[0]}–${g.scores[1]}${g.winner !== null && g.winner !== undefined ? ` (${names[g.winner]})` : ""}`).join(" · "), finished ? "" : ` (each to ${v.rules.target_score})`)
+    : h("p.totals", {}, "Score: ", v.seats.map((s, i) => `${s.name} ${v.scores[i]}`).join(" · "), finished ? "" : ` (to ${v.rules.target_score})`);
+  const settled = finished && v.settlement ? settlementElement(v.settlement, names, v.rules) : null;
   const buttons = h("div.actions");
   const replay = hand ? h("a.button#replay-link", { href: `#/replay/${id}/${hand.hand}` }, "Replay this hand") : null;
   let rematchNote = null;
@@ -28,7 +31,10 @@ export function resultPanel(T, v, names) {
     buttons.append(...[rematchButton, replay, h("button#export", { type: "button", onclick: () => exportRecord(T) }, "Export record"), h("a.button", { href: "#/" }, "New match")].filter(Boolean));
   }
   let ending = null;
-  if (finished && byScore && v.winner !== null) {
+  if (finished && byScore && v.winner !== null && v.games) {
+    const won = [0, 1].map((s) => v.games.filter((g) => g.winner === s).length);
+    ending = h("h2.match-winner#end-reason", { dataset: { reason: "score" } }, `${says(names[v.winner], "wins")} the match, ${won[v.winner]} games to ${won[1 - v.winner]}`);
+  } else if (finished && byScore && v.winner !== null) {
     ending = h("h2.match-winner#end-reason", { dataset: { reason: "score" } }, `${says(names[v.winner], "wins")} the match ${Math.max(...v.scores)}–${Math.min(...v.scores)}`);
   } else if (finished && !byScore) {
     ending = h("h2.match-winner#end-reason", { dataset: { reason } }, endText(reason, v.winner, names));
@@ -46,6 +52,7 @@ export function resultPanel(T, v, names) {
     ending,
     handPart,
     totals,
+    settled,
     rematchNote,
     buttons,
   );

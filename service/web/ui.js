@@ -89,8 +89,14 @@ export function downloadText(filename, text) {
 }
 
 export function matchLength(rules) {
+  if (rules.hollywood) return `three games to ${rules.target_score}`;
   return rules.single_hand ? "single hand" : `to ${rules.target_score}`;
 }
+
+// A hand's knock limit as people say it: 0 is Gin only (Straight Gin, Oklahoma's ace).
+export const knockLimitText = (limit) => (limit === 0 ? "Gin only" : `Knock at ${limit} or less`);
+// The hand's knock limit: the view's (Oklahoma: this hand's upcard's), or the rules'.
+export const handLimit = (v) => v.knock_limit ?? v.rules.knock_limit;
 
 // "Ann knocks" but "You knock": a verb agreeing with a player's name.
 const BASE = { goes: "go", passes: "pass", has: "have", lays: "lay" };
