@@ -73,7 +73,8 @@ def hand_detail(hand_events: Sequence[Mapping[str, Any]]) -> dict:
         elif t == "card_discarded":
             plays.append({"seq": e["seq"], "seat": d["seat"], "action": "discard", "card": d["card"]})
         elif t == "knocked":
-            plays.append({"seq": e["seq"], "seat": d["seat"], "action": "gin" if d["gin"] else "knock", "card": d["card"]})
+            action = "big_gin" if d.get("big_gin") else "gin" if d["gin"] else "knock"
+            plays.append({"seq": e["seq"], "seat": d["seat"], "action": action, "card": d["card"]})
             knock = d
         elif t == "defended":
             defense = d
@@ -92,7 +93,8 @@ def hand_detail(hand_events: Sequence[Mapping[str, Any]]) -> dict:
         "plays": plays,
         "knock": knock,
         "defense": defense,
-        "end": ended and {k: ended[k] for k in ("result", "winner", "points", "scores")},
+        # (``doubled`` and ``games`` only where the rules play them: Oklahoma, Hollywood.)
+        "end": ended and {k: ended[k] for k in ("result", "winner", "points", "scores", "doubled", "games") if k in ended},
     }
 
 

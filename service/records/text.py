@@ -106,11 +106,18 @@ def rules_text(rules: Mapping[str, Any]) -> str:
     >>> print(rules_text(resolve_rules({"preset": "short-stock"}).to_json()))
     short-stock, upcard_offer=false, dead_hand_stock=2, gin_bonus=25, undercut_bonus=25, knock_limit=10, target_score=100, single_hand=false, knocker_arranges=false, defender_arranges=false, turn_seconds=null, starter=alternate, hints=null
     """
-    values = (rules.get(name, OPTIONAL_DEFAULTS.get(name)) for name in RANGES)
+    names = [name for name in RANGES if name not in VARIANTS or name in rules]
+    values = (rules.get(name, OPTIONAL_DEFAULTS.get(name)) for name in names)
     return ", ".join([
         str(rules.get("preset")),
-        *(f"{name}={value if isinstance(value, str) else json.dumps(value)}" for name, value in zip(RANGES, values)),
+        *(f"{name}={value if isinstance(value, str) else json.dumps(value)}" for name, value in zip(names, values)),
     ])
+
+
+#: The parameters of the variants (Oklahoma, Big Gin, Hollywood, the match bonuses):
+#: written only when the rules set them, so the rules line of a match without them is
+#: as it was before they existed.
+VARIANTS = ("oklahoma", "spade_doubles", "big_gin_bonus", "hollywood", "game_bonus", "box_bonus", "shutout_doubles")
 
 
 def seat_name(seat: Mapping[str, Any]) -> str:
@@ -174,6 +181,8 @@ def _hand_lines(hand_events: Sequence[Mapping[str, Any]], names: Sequence[str]) 
     end = detail["end"]
     if end:
         lines.append(_result_line(end, names))
+        if "games" in end:
+            lines.append(_games_line(end["games"]))
     for event in hand_events:
         if event["type"] == "match_ended":
             lines.extend(_ending_lines(event, names))
@@ -186,6 +195,8 @@ def _play_action(play: Mapping[str, Any]) -> str:
         return "pass"
     if action == "draw":
         return f"draw {play['source']} {play['card']}"
+    if action == "big_gin":
+        return "big_gin"
     return f"{action} {play['card']}"  # discard, knock or gin
 
 
@@ -202,10 +213,32 @@ def _result_line(end: Mapping[str, Any], names: Sequence[str]) -> str:
     if end["winner"] is None:
         return f"result {end['result']} {totals}  ; dead hand: nobody scores"
     winner = end["winner"]
+    doubled = " doubled" if end.get("doubled") else ""
     return (
-        f"result {end['result']} {seat_code(winner)} {end['points']} {totals}"
-        f"  ; {names[winner]} scores {end['points']}"
+        f"result {end['result']} {seat_code(winner)} {end['points']}{doubled} {totals}"
+        f"  ; {names[winner]} scores {end['points']}{' (doubled: a spade upcard)' if doubled else ''}"
     )
+
+
+def _games_line(games: Sequence[Mapping[str, Any]]) -> str:
+    """Hollywood's three games after a hand: ``games 120-20=S1 90-0 50-0`` (``=S1``: the
+    game is decided, won by seat 1)."""
+    return " ".join(["games", *(_scores(g["scores"]) + (f"={seat_code(g['winner'])}" if g["winner"] is not None else "") for g in games)])
+
+
+def _settlement_lines(data: Mapping[str, Any]) -> list[str]:
+    """A match ended on the scores under match bonuses: each game's settlement, then the
+    totals (``game 1 points 120-20 hands 3-1 winner S1 totals 295-45``)."""
+    lines = []
+    for number, game in enumerate(data["games"], 1):
+        winner = seat_code(game["winner"]) if game["winner"] is not None else "-"
+        shutout = " shutout" if game["shutout"] else ""
+        lines.append(
+            f"game {number} points {_scores(game['scores'])} hands {_scores(game['hands'])} winner {winner} "
+            f"totals {_scores(game['totals'])}{shutout}"
+        )
+    lines.append(f"match totals {_scores(data['totals'])}")
+    return lines
 
 
 def playable_layoffs(
@@ -242,6 +275,8 @@ def _ending_lines(event: Mapping[str, Any], names: Sequence[str]) -> list[str]:
         told = ending_text(data, names)
     who = seat_code(winner) if winner is not None else "-"
     lines.append(f"end {reason} {who} {_scores(data['scores'])}  ; {told}")
+    if "totals" in data:
+        lines.extend(_settlement_lines(data))
     return lines
 
 
