@@ -44,7 +44,7 @@ def test_a_full_body_sets_rules_single_hand_and_seats(client):
 def test_bad_input_gets_a_problem_document_naming_the_field(client):
     cases = [
         ({"rules": {"knock_limit": 11}}, "rules"),
-        ({"rules": {"preset": "oklahoma"}}, "rules"),
+        ({"rules": {"preset": "gulf"}}, "rules"),
         ({"colour": "red"}, "colour"),
         ({"seats": [{"kind": "human"}]}, "seats"),
         ({"seats": [{"kind": "human", "level": "hard"}, {"kind": "computer"}]}, "seats"),

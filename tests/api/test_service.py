@@ -20,7 +20,7 @@ def test_health_reports_the_database(client):
 
 def test_presets_list_every_ruleset_and_parameter_range(client):
     body = client.get("/rules/presets").json
-    assert [p["name"] for p in body["presets"]] == ["classic", "short-stock", "upcard-offer", "bonus-20-10"]
+    assert [p["name"] for p in body["presets"]] == ["classic", "short-stock", "upcard-offer", "bonus-20-10", "oklahoma", "straight", "hollywood"]
     assert body["parameters"]["knock_limit"] == {"type": "integer", "minimum": 0, "maximum": 10}
 
 

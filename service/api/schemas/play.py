@@ -19,6 +19,7 @@ ACTION_FIELDS = {
     "discard": {"card"},
     "knock": {"card", "melds"},
     "gin": {"card", "melds"},
+    "big_gin": set(),
     "defend": {"melds", "layoffs"},
     "resign": set(),
     "claim_timeout": set(),
@@ -141,6 +142,11 @@ class SeatViewSchema(Schema):
     rules = fields.Nested(RulesSchema, required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
     scores = fields.List(fields.Integer(), required=True)
+    knock_limit = fields.Integer(allow_none=True, required=True, metadata={"description": "This hand's knock limit (under oklahoma its first upcard's value; 0: Gin only)."})
+    doubled = fields.Boolean(required=True, metadata={"description": "This hand's points are doubled (oklahoma's spade upcard)."})
+    hands_won = fields.List(fields.Integer(), required=True, metadata={"description": "Hands each seat has won in the match."})
+    games = fields.List(fields.Dict(), allow_none=True, required=True, metadata={"description": "Under hollywood: its three games, each {scores, hands, winner}; else null."})
+    settlement = fields.Dict(allow_none=True, required=True, metadata={"description": "A match ended on the scores under match bonuses: {games: [{scores, hands, winner, totals, shutout}], totals}; else null."})
     winner = fields.Integer(allow_none=True, required=True, metadata={"description": "Match winner once finished."})
     end_reason = fields.String(
         allow_none=True, required=True, validate=validate.OneOf(END_REASONS),

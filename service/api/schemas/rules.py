@@ -33,6 +33,11 @@ def _rule_field(name: str):
         return StrictBool(**options)
     if spec[0] is str:
         return fields.String(validate=validate.OneOf(spec[1]), metadata={"description": RULE_DESCRIPTIONS[name]})
+    if name == "big_gin_bonus":
+        return fields.Integer(
+            strict=True, allow_none=True, validate=validate.Range(spec[1], spec[2]),
+            metadata={"description": "Big Gin (all eleven cards melded after the draw, laid down without a discard) scores the defender's deadwood plus this bonus; null: not played."},
+        )
     if name == "turn_seconds":
         return fields.Integer(
             strict=True, allow_none=True, validate=validate.Range(spec[1], spec[2]),
@@ -72,6 +77,15 @@ class RulesSchema(Schema):
         allow_none=True, required=True,
         metadata={"description": "Whether a seat may ask for hints (GET /matches/{id}/hint). Null for matches made before hints existed: then against the computer only."},
     )
+
+
+    oklahoma = fields.Boolean(required=True, metadata={"description": "The first upcard's value is each hand's knock limit (an ace: Gin only)."})
+    spade_doubles = fields.Boolean(required=True, metadata={"description": "Under oklahoma, a spade first upcard doubles the hand's points."})
+    big_gin_bonus = fields.Integer(allow_none=True, required=True, metadata={"description": "Big Gin's bonus; null: not played."})
+    hollywood = fields.Boolean(required=True, metadata={"description": "Hollywood scoring: three games at once."})
+    game_bonus = fields.Integer(required=True)
+    box_bonus = fields.Integer(required=True)
+    shutout_doubles = fields.Boolean(required=True)
 
 
 class PresetSchema(Schema):

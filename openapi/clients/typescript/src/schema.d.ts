@@ -746,6 +746,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/problems/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One error code's entry in the catalogue
+         * @description The entry of `code`: what a problem's `type` (`/problems/{code}`, relative to the service) names. JSON unless the client prefers text/html; 404 `not_found` for a code the catalogue does not hold.
+         */
+        get: operations["problem_entry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rules/presets": {
         parameters: {
             query?: never;
@@ -979,6 +999,20 @@ export interface components {
             starter?: "alternate" | "seat_0" | "loser";
             /** @description Whether a seat may ask for hints; absent or null (matches made before hints existed): against the computer only. */
             hints?: boolean | null;
+            /** @description Oklahoma Gin: the first upcard's value sets each hand's knock limit (an ace: Gin only; a face card: 10). Absent: false. */
+            oklahoma?: boolean;
+            /** @description Under oklahoma: a spade first upcard doubles the hand's points. Absent: false. */
+            spade_doubles?: boolean;
+            /** @description Big Gin (all eleven cards melded after the draw, laid down without a discard) scores the defender's deadwood plus this bonus. Absent or null: Big Gin is not played. */
+            big_gin_bonus?: number | null;
+            /** @description Hollywood scoring: three games at once (a player's first hand won is entered in game 1, its second in games 1 and 2, its third onward in all three, each while open); the match ends when all three are decided. Absent: false. */
+            hollywood?: boolean;
+            /** @description Added to a game winner's total when the match ends on the scores. Absent: 0. */
+            game_bonus?: number;
+            /** @description Added to each player's total for each hand it won in the game. Absent: 0. */
+            box_bonus?: number;
+            /** @description A game's winner whose opponent won no hand in it doubles its total. Absent: false. */
+            shutout_doubles?: boolean;
         };
         MatchRecordEvent: {
             /** @description 1, 2, 3 ... without gaps. */
@@ -1139,15 +1173,21 @@ export interface components {
             card: components["schemas"]["MatchRecordCard"];
             at?: components["schemas"]["MatchRecordTime"];
         };
-        /** @description A seat discards card and knocks (gin: with no deadwood), laying out melds. */
+        /** @description A seat discards card and knocks (gin: with no deadwood), laying out melds; or, with big_gin, lays down all eleven cards without a discard (card null). */
         MatchRecordKnocked: {
             seat: components["schemas"]["MatchRecordSeat"];
-            card: components["schemas"]["MatchRecordCard"];
+            /** @description The card discarded; null for Big Gin. */
+            card: components["schemas"]["MatchRecordCard"] | null;
             gin: boolean;
             melds: components["schemas"]["MatchRecordMelds"];
             deadwood_cards: components["schemas"]["MatchRecordCards"];
             deadwood: number;
             at?: components["schemas"]["MatchRecordTime"];
+            /**
+             * @description Big Gin: all eleven cards meld (present only then).
+             * @constant
+             */
+            big_gin?: true;
         };
         /** @description The defender's melds and layoffs onto the knocker's melds. automatic: chosen by the service as the best defense (always so against Gin, which allows no layoffs: the defender's best melds are laid out whatever defender_arranges says). The layoffs are listed in an order in which they can be played: meld by meld, onto a run first the cards below it, nearest first, then those above it, nearest first (AD and 2D onto 3D-4D-5D: 2D, then AD). */
         MatchRecordDefended: {
@@ -1170,6 +1210,13 @@ export interface components {
             deck: components["schemas"]["MatchRecordCards"];
             salt: string;
             at?: components["schemas"]["MatchRecordTime"];
+            /**
+             * @description The hand's points are doubled (Oklahoma's spade upcard); present only then.
+             * @constant
+             */
+            doubled?: true;
+            /** @description Under Hollywood scoring: its three games after this hand. */
+            games?: components["schemas"]["MatchRecordGame"][];
         };
         /** @description The match is over, and why: score (a total reached the target, or the single hand ended), resigned (seat resigned; the other seat wins), timeout (seat claimed it: the other seat's clock had run out) or aborted (seat called off a match nobody had joined; no winner). The scores stand as they were. */
         MatchRecordMatchEnded: {
@@ -1180,6 +1227,10 @@ export interface components {
             /** @description Who resigned, claimed the timeout or called the match off (not for score). */
             seat?: components["schemas"]["MatchRecordSeat"];
             at?: components["schemas"]["MatchRecordTime"];
+            /** @description A match ended on the scores under match bonuses or Hollywood scoring: each game settled (one game, or Hollywood's three). */
+            games?: components["schemas"]["MatchRecordGame"][];
+            /** @description With games: each seat's totals summed over the games. */
+            totals?: components["schemas"]["MatchRecordScores"];
         };
         /** @description Only under rules with a clock (turn_seconds): the time the service received the command that caused the event. */
         MatchRecordTime: components["schemas"]["MatchRecordTimestamp"];
@@ -1244,6 +1295,17 @@ export interface components {
             };
             reason: string;
             at?: components["schemas"]["MatchRecordTime"];
+        };
+        MatchRecordGame: {
+            scores: components["schemas"]["MatchRecordScores"];
+            /** @description Hands each seat won that were entered in this game. */
+            hands: components["schemas"]["MatchRecordScores"];
+            /** @description Who reached the target in this game; null while it is open. */
+            winner: components["schemas"]["MatchRecordSeatOrNull"];
+            /** @description (match_ended only) Each seat's total: its points, the box bonus per hand it won, the game bonus to the winner, doubled for a shutout. */
+            totals?: components["schemas"]["MatchRecordScores"];
+            /** @description (match_ended only) The winner's opponent won no hand in this game: the winner's total is doubled under shutout_doubles. */
+            shutout?: boolean;
         };
         Jwk: {
             /** @example OKP */
@@ -1314,6 +1376,17 @@ export interface components {
             starter: "alternate" | "seat_0" | "loser";
             /** @description Whether a seat may ask for hints (GET /matches/{id}/hint). Null for matches made before hints existed: then against the computer only. */
             hints: boolean | null;
+            /** @description The first upcard's value is each hand's knock limit (an ace: Gin only). */
+            oklahoma: boolean;
+            /** @description Under oklahoma, a spade first upcard doubles the hand's points. */
+            spade_doubles: boolean;
+            /** @description Big Gin's bonus; null: not played. */
+            big_gin_bonus: number | null;
+            /** @description Hollywood scoring: three games at once. */
+            hollywood: boolean;
+            game_bonus: number;
+            box_bonus: number;
+            shutout_doubles: boolean;
         };
         LobbyEntry: {
             id: string;
@@ -1332,7 +1405,7 @@ export interface components {
              * @description A named ruleset; every other field overrides one of its parameters.
              * @enum {string}
              */
-            preset?: "classic" | "short-stock" | "upcard-offer" | "bonus-20-10";
+            preset?: "classic" | "short-stock" | "upcard-offer" | "bonus-20-10" | "oklahoma" | "straight" | "hollywood";
             upcard_offer?: boolean;
             dead_hand_stock?: number;
             gin_bonus?: number;
@@ -1352,6 +1425,14 @@ export interface components {
             starter?: "alternate" | "seat_0" | "loser";
             /** @description Whether a seat may ask for hints (GET /matches/{id}/hint). Left out, the match decides: on against the computer and for two people on one device, off when a seat is open for a player to join or two players hold the seats. A match with a hint shown is never rated. */
             hints?: boolean;
+            oklahoma?: boolean;
+            spade_doubles?: boolean;
+            /** @description Big Gin (all eleven cards melded after the draw, laid down without a discard) scores the defender's deadwood plus this bonus; null: not played. */
+            big_gin_bonus?: number | null;
+            hollywood?: boolean;
+            game_bonus?: number;
+            box_bonus?: number;
+            shutout_doubles?: boolean;
         };
         SeatSpec: {
             /** @example Ann */
@@ -1520,6 +1601,9 @@ export interface components {
             melds?: string[][];
         } | {
             /** @constant */
+            type: "big_gin";
+        } | {
+            /** @constant */
             type: "defend";
             /** @description knock, gin: the knocker's own layout (optional; any legal arrangement within the knock limit under knocker_arranges, otherwise one of the least deadwood; omitted: of those of the least deadwood, the one that leaves the defender the most after its best defense). defend: the defender's own melds (optional; omitted: the best melds of the cards left after the layoffs; with layoffs omitted too: the suggested best defense). */
             melds?: string[][];
@@ -1561,6 +1645,20 @@ export interface components {
             rules: components["schemas"]["Rules"];
             seats: components["schemas"]["Seat"][];
             scores: number[];
+            /** @description This hand's knock limit (under oklahoma its first upcard's value; 0: Gin only). */
+            knock_limit: number | null;
+            /** @description This hand's points are doubled (oklahoma's spade upcard). */
+            doubled: boolean;
+            /** @description Hands each seat has won in the match. */
+            hands_won: number[];
+            /** @description Under hollywood: its three games, each {scores, hands, winner}; else null. */
+            games: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description A match ended on the scores under match bonuses: {games: [{scores, hands, winner, totals, shutout}], totals}; else null. */
+            settlement: {
+                [key: string]: unknown;
+            } | null;
             /** @description Match winner once finished. */
             winner: number | null;
             /**
@@ -2142,6 +2240,8 @@ export interface components {
             category: string;
             /** @description service, server (gunicorn, before the app), or proxy (nginx, an ingress). */
             answered_by: string[];
+            /** @description The operations (by operationId) that answer it for a reason of their own. The codes every request of a kind may meet (a body, a query, a token, a match id in the path, a rate limit) are not listed here: the API reference names every code each of its operations answers, per status (`x-problem-codes`). */
+            operations: string[];
             meaning: string;
             /** @description What a client should do. */
             action: string;
@@ -2394,8 +2494,8 @@ export interface operations {
                      *         {
                      *           "kty": "OKP",
                      *           "crv": "Ed25519",
-                     *           "x": "1ScP802-JPJxbM7vVkyx_ZMIYR979PevgSQeoq3QLg0",
-                     *           "kid": "lCeqlHybfRsTdRuZFZtbExw5rTdTDElZbydAtWrhjBw",
+                     *           "x": "l-B55pbQymmuuDAF0P6T5kE-UcxYkgr9PwTM-oBse3c",
+                     *           "kid": "yIFRHn2DiBRp5EQuw2HylvU3ImU5w8_qTgf3LPNy1_o",
                      *           "alg": "EdDSA",
                      *           "use": "sig"
                      *         }
@@ -2497,12 +2597,15 @@ export interface operations {
                      *         // Swagger UI would otherwise send the document to validator.swagger.io for a badge.
                      *         validatorUrl: null,
                      *         docExpansion: "list",
-                     *         defaultModelsExpandDepth: 0,
+                     *         // The first render is Swagger UI's work on a large document: no list of every schema at
+                     *         // the end (each operation shows its own), no highlighting of the examples' JSON.
+                     *         defaultModelsExpandDepth: -1,
                      *         defaultModelExpandDepth: 2,
                      *         displayOperationId: true,
                      *         displayRequestDuration: true,
                      *         showExtensions: false,
                      *         tryItOutEnabled: false,
+                     *         syntaxHighlight: false,
                      *       });
                      *     </script>
                      *     </body>
@@ -2651,7 +2754,7 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2718,7 +2821,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "239d8683-f100-4712-a06d-6165d10bd285",
+                     *           "id": "0d97f682-a141-4d19-b207-ac07322f3293",
                      *           "rules": {
                      *             "preset": "classic",
                      *             "upcard_offer": false,
@@ -2732,10 +2835,17 @@ export interface operations {
                      *             "defender_arranges": false,
                      *             "turn_seconds": null,
                      *             "starter": "alternate",
-                     *             "hints": false
+                     *             "hints": false,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": false,
+                     *             "game_bonus": 0,
+                     *             "box_bonus": 0,
+                     *             "shutout_doubles": false
                      *           },
                      *           "creator": "Ann",
-                     *           "created_at": "2026-12-02T14:45:18.459065+00:00"
+                     *           "created_at": "2026-12-02T21:01:50.065495+00:00"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -2744,7 +2854,7 @@ export interface operations {
                     "application/json": components["schemas"]["Lobby"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2865,7 +2975,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *           "id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *           "status": "finished",
                      *           "preset": "classic",
                      *           "seats": [
@@ -2874,7 +2984,7 @@ export interface operations {
                      *               "name": "Ann",
                      *               "kind": "human",
                      *               "level": null,
-                     *               "player": "8a76759d-9dd6-4bcd-8e59-49972220e5d7"
+                     *               "player": "6123c91a-08b5-419a-bbf6-95c51d879c33"
                      *             },
                      *             {
                      *               "seat": 1,
@@ -2891,8 +3001,8 @@ export interface operations {
                      *           "hand_number": 1,
                      *           "version": 27,
                      *           "winner": 0,
-                     *           "created_at": "2026-12-02T14:45:17.863998+00:00",
-                     *           "updated_at": "2026-12-02T14:45:18.036858+00:00",
+                     *           "created_at": "2026-12-02T21:01:49.836333+00:00",
+                     *           "updated_at": "2026-12-02T21:01:49.906779+00:00",
                      *           "end_reason": "score",
                      *           "rematch": null
                      *         }
@@ -2903,7 +3013,7 @@ export interface operations {
                     "application/json": components["schemas"]["MatchList"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2924,7 +3034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3008,7 +3118,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *       "id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *       "version": 2,
                      *       "rules": {
                      *         "preset": "classic",
@@ -3023,7 +3133,14 @@ export interface operations {
                      *         "defender_arranges": false,
                      *         "turn_seconds": null,
                      *         "starter": "alternate",
-                     *         "hints": true
+                     *         "hints": true,
+                     *         "oklahoma": false,
+                     *         "spade_doubles": false,
+                     *         "big_gin_bonus": null,
+                     *         "hollywood": false,
+                     *         "game_bonus": 0,
+                     *         "box_bonus": 0,
+                     *         "shutout_doubles": false
                      *       },
                      *       "seats": [
                      *         {
@@ -3031,8 +3148,8 @@ export interface operations {
                      *           "name": "Ann",
                      *           "kind": "human",
                      *           "level": null,
-                     *           "player": "8a76759d-9dd6-4bcd-8e59-49972220e5d7",
-                     *           "token": "gr1.fb63655733224a38a48015b4d2f04869.Bqht8DgQCjE4H-uD1Wq0Qd0FXBRClrtYgVINjh47F6M"
+                     *           "player": "6123c91a-08b5-419a-bbf6-95c51d879c33",
+                     *           "token": "gr1.47defb1b4bbe444cbfd2e299b1ce5b6d.v6tS0WWZfs9pxK3TKS0hwZjAmGWGWZC3gZJBYxXQlZI"
                      *         },
                      *         {
                      *           "seat": 1,
@@ -3063,12 +3180,27 @@ export interface operations {
                      *           "defender_arranges": false,
                      *           "turn_seconds": null,
                      *           "starter": "alternate",
-                     *           "hints": true
+                     *           "hints": true,
+                     *           "oklahoma": false,
+                     *           "spade_doubles": false,
+                     *           "big_gin_bonus": null,
+                     *           "hollywood": false,
+                     *           "game_bonus": 0,
+                     *           "box_bonus": 0,
+                     *           "shutout_doubles": false
                      *         },
                      *         "scores": [
                      *           0,
                      *           0
                      *         ],
+                     *         "knock_limit": 10,
+                     *         "doubled": false,
+                     *         "hands_won": [
+                     *           0,
+                     *           0
+                     *         ],
+                     *         "games": null,
+                     *         "settlement": null,
                      *         "winner": null,
                      *         "end_reason": null,
                      *         "deadline": null,
@@ -3128,7 +3260,7 @@ export interface operations {
                      *             "type": "resign"
                      *           }
                      *         ],
-                     *         "match_id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *         "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *         "status": "active",
                      *         "seats": [
                      *           {
@@ -3136,7 +3268,7 @@ export interface operations {
                      *             "name": "Ann",
                      *             "kind": "human",
                      *             "level": null,
-                     *             "player": "8a76759d-9dd6-4bcd-8e59-49972220e5d7"
+                     *             "player": "6123c91a-08b5-419a-bbf6-95c51d879c33"
                      *           },
                      *           {
                      *             "seat": 1,
@@ -3149,10 +3281,10 @@ export interface operations {
                      *         "rematch": null,
                      *         "provenance": {
                      *           "origin": "played",
-                     *           "bots_version": "2026.12.2",
+                     *           "bots_version": "2026.12.3",
                      *           "computer_moves": null,
                      *           "signature": null,
-                     *           "at": "2026-12-02T14:45:17.872765+00:00"
+                     *           "at": "2026-12-02T21:01:49.838719+00:00"
                      *         }
                      *       },
                      *       "public": false,
@@ -3162,7 +3294,7 @@ export interface operations {
                     "application/json": components["schemas"]["MatchCreated"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3183,7 +3315,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_token",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "code": "invalid_token",
+                     *       "detail": "the token is not valid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3204,7 +3357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request), [`no_seat_for_player`](/problems/no_seat_for_player), [`invalid_seats`](/problems/invalid_seats), [`invalid_name`](/problems/invalid_name), [`invalid_rules`](/problems/invalid_rules), [`invalid_match_flag`](/problems/invalid_match_flag), [`invalid_deck`](/problems/invalid_deck) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3223,7 +3376,7 @@ export interface operations {
                      *       "errors": {
                      *         "rules": {
                      *           "preset": [
-                     *             "Must be one of: classic, short-stock, upcard-offer, bonus-20-10."
+                     *             "Must be one of: classic, short-stock, upcard-offer, bonus-20-10, oklahoma, straight, hollywood."
                      *           ]
                      *         }
                      *       }
@@ -3232,7 +3385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited), [`too_many_public_matches`](/problems/too_many_public_matches) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3313,12 +3466,27 @@ export interface operations {
                      *         "defender_arranges": false,
                      *         "turn_seconds": null,
                      *         "starter": "alternate",
-                     *         "hints": true
+                     *         "hints": true,
+                     *         "oklahoma": false,
+                     *         "spade_doubles": false,
+                     *         "big_gin_bonus": null,
+                     *         "hollywood": false,
+                     *         "game_bonus": 0,
+                     *         "box_bonus": 0,
+                     *         "shutout_doubles": false
                      *       },
                      *       "scores": [
                      *         0,
                      *         0
                      *       ],
+                     *       "knock_limit": 10,
+                     *       "doubled": false,
+                     *       "hands_won": [
+                     *         0,
+                     *         0
+                     *       ],
+                     *       "games": null,
+                     *       "settlement": null,
                      *       "winner": null,
                      *       "end_reason": null,
                      *       "deadline": null,
@@ -3378,7 +3546,7 @@ export interface operations {
                      *           "type": "resign"
                      *         }
                      *       ],
-                     *       "match_id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *       "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *       "status": "active",
                      *       "seats": [
                      *         {
@@ -3386,7 +3554,7 @@ export interface operations {
                      *           "name": "Ann",
                      *           "kind": "human",
                      *           "level": null,
-                     *           "player": "8a76759d-9dd6-4bcd-8e59-49972220e5d7"
+                     *           "player": "6123c91a-08b5-419a-bbf6-95c51d879c33"
                      *         },
                      *         {
                      *           "seat": 1,
@@ -3399,10 +3567,10 @@ export interface operations {
                      *       "rematch": null,
                      *       "provenance": {
                      *         "origin": "played",
-                     *         "bots_version": "2026.12.2",
+                     *         "bots_version": "2026.12.3",
                      *         "computer_moves": null,
                      *         "signature": null,
-                     *         "at": "2026-12-02T14:45:17.872765+00:00"
+                     *         "at": "2026-12-02T21:01:49.838719+00:00"
                      *       }
                      *     }
                      */
@@ -3420,7 +3588,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3441,7 +3609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3462,7 +3630,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3483,7 +3651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3582,12 +3750,27 @@ export interface operations {
                      *           "defender_arranges": false,
                      *           "turn_seconds": null,
                      *           "starter": "alternate",
-                     *           "hints": true
+                     *           "hints": true,
+                     *           "oklahoma": false,
+                     *           "spade_doubles": false,
+                     *           "big_gin_bonus": null,
+                     *           "hollywood": false,
+                     *           "game_bonus": 0,
+                     *           "box_bonus": 0,
+                     *           "shutout_doubles": false
                      *         },
                      *         "scores": [
                      *           0,
                      *           0
                      *         ],
+                     *         "knock_limit": 10,
+                     *         "doubled": false,
+                     *         "hands_won": [
+                     *           0,
+                     *           0
+                     *         ],
+                     *         "games": null,
+                     *         "settlement": null,
                      *         "winner": null,
                      *         "end_reason": null,
                      *         "deadline": null,
@@ -3697,7 +3880,7 @@ export interface operations {
                      *             "type": "resign"
                      *           }
                      *         ],
-                     *         "match_id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *         "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *         "status": "active",
                      *         "seats": [
                      *           {
@@ -3705,7 +3888,7 @@ export interface operations {
                      *             "name": "Ann",
                      *             "kind": "human",
                      *             "level": null,
-                     *             "player": "8a76759d-9dd6-4bcd-8e59-49972220e5d7"
+                     *             "player": "6123c91a-08b5-419a-bbf6-95c51d879c33"
                      *           },
                      *           {
                      *             "seat": 1,
@@ -3718,10 +3901,10 @@ export interface operations {
                      *         "rematch": null,
                      *         "provenance": {
                      *           "origin": "played",
-                     *           "bots_version": "2026.12.2",
+                     *           "bots_version": "2026.12.3",
                      *           "computer_moves": null,
                      *           "signature": null,
-                     *           "at": "2026-12-02T14:45:17.872765+00:00"
+                     *           "at": "2026-12-02T21:01:49.838719+00:00"
                      *         }
                      *       },
                      *       "events": [
@@ -3734,7 +3917,7 @@ export interface operations {
                      *             "source": "stock",
                      *             "card": "TH"
                      *           },
-                     *           "recorded_at": "2026-12-02T14:45:17.918049+00:00"
+                     *           "recorded_at": "2026-12-02T21:01:49.858270+00:00"
                      *         }
                      *       ]
                      *     }
@@ -3742,7 +3925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActionResult"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json), [`invalid_if_match`](/problems/invalid_if_match), [`invalid_idempotency_key`](/problems/invalid_idempotency_key) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3763,7 +3946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3784,7 +3967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3805,7 +3988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3826,7 +4009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`illegal_move`](/problems/illegal_move), [`conflict`](/problems/conflict) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3848,7 +4031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`version_mismatch`](/problems/version_mismatch) */
             412: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -3871,7 +4054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3892,7 +4075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`idempotency_key_reused`](/problems/idempotency_key_reused), [`invalid_request`](/problems/invalid_request), [`invalid_command`](/problems/invalid_command), [`unknown_command`](/problems/unknown_command), [`missing_field`](/problems/missing_field), [`invalid_card`](/problems/invalid_card), [`invalid_seat`](/problems/invalid_seat), [`invalid_source`](/problems/invalid_source), [`invalid_arrangement`](/problems/invalid_arrangement), [`invalid_time`](/problems/invalid_time), [`invalid_hint`](/problems/invalid_hint) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3955,8 +4138,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "match_id": "fb636557-3322-4a38-a480-15b4d2f04869",
-                     *       "analyser": "2026.12.2",
+                     *       "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
+                     *       "analyser": "2026.12.3",
                      *       "hands": [
                      *         {
                      *           "hand": 1,
@@ -4004,7 +4187,7 @@ export interface operations {
                     "application/json": components["schemas"]["MatchAnalysis"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4025,7 +4208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4046,7 +4229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4067,7 +4250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited), [`cpu_budget_spent`](/problems/cpu_budget_spent) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4089,7 +4272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`busy`](/problems/busy) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4148,7 +4331,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "match_id": "8fca4ae8-f505-485c-8e86-5f64a40cd723",
+                     *       "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *       "ok": true,
                      *       "events": 27,
                      *       "hands": [
@@ -4175,7 +4358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Audit"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4196,7 +4379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden), [`hidden_until_over`](/problems/hidden_until_over) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4217,7 +4400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4280,7 +4463,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "match_id": "8fca4ae8-f505-485c-8e86-5f64a40cd723",
+                     *       "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *       "version": 3,
                      *       "events": [
                      *         {
@@ -4305,7 +4488,7 @@ export interface operations {
                      *               {
                      *                 "kind": "human",
                      *                 "name": "Ann",
-                     *                 "player": "14aca39f-9981-4e14-b64f-2ddb6c87140c"
+                     *                 "player": "6123c91a-08b5-419a-bbf6-95c51d879c33"
                      *               },
                      *               {
                      *                 "kind": "computer",
@@ -4314,7 +4497,7 @@ export interface operations {
                      *               }
                      *             ]
                      *           },
-                     *           "recorded_at": "2026-12-02T03:31:24.658955+00:00"
+                     *           "recorded_at": "2026-12-02T21:01:49.836333+00:00"
                      *         },
                      *         {
                      *           "seq": 2,
@@ -4338,7 +4521,7 @@ export interface operations {
                      *             ],
                      *             "upcard": "6C"
                      *           },
-                     *           "recorded_at": "2026-12-02T03:31:24.658955+00:00"
+                     *           "recorded_at": "2026-12-02T21:01:49.836333+00:00"
                      *         },
                      *         {
                      *           "seq": 3,
@@ -4349,7 +4532,7 @@ export interface operations {
                      *             "seat": 0,
                      *             "source": "stock"
                      *           },
-                     *           "recorded_at": "2026-12-02T03:31:24.684549+00:00"
+                     *           "recorded_at": "2026-12-02T21:01:49.858270+00:00"
                      *         }
                      *       ],
                      *       "next_after": 3
@@ -4358,7 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventsPage"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4379,7 +4562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4400,7 +4583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4421,7 +4604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4489,7 +4672,7 @@ export interface operations {
                      * @example {
                      *       "format": "gin-rummy-match-record",
                      *       "format_version": 1,
-                     *       "match_id": "f941ab58-2c03-40e7-b8d4-c3a736526d4c",
+                     *       "match_id": "0d97f682-a141-4d19-b207-ac07322f3293",
                      *       "rules": {
                      *         "preset": "classic",
                      *         "upcard_offer": false,
@@ -4522,7 +4705,7 @@ export interface operations {
                      *           "seq": 1,
                      *           "type": "match_started",
                      *           "schema_version": 1,
-                     *           "recorded_at": "2026-12-02T03:31:24.927487+00:00",
+                     *           "recorded_at": "2026-12-02T21:01:50.063839+00:00",
                      *           "data": {
                      *             "rules": {
                      *               "hints": false,
@@ -4552,7 +4735,7 @@ export interface operations {
                      *           "seq": 2,
                      *           "type": "seat_joined",
                      *           "schema_version": 1,
-                     *           "recorded_at": "2026-12-02T03:31:24.939460+00:00",
+                     *           "recorded_at": "2026-12-02T21:01:50.077280+00:00",
                      *           "data": {
                      *             "name": "Bob",
                      *             "seat": 1
@@ -4562,7 +4745,7 @@ export interface operations {
                      *           "seq": 3,
                      *           "type": "hand_dealt",
                      *           "schema_version": 2,
-                     *           "recorded_at": "2026-12-02T03:31:24.939460+00:00",
+                     *           "recorded_at": "2026-12-02T21:01:50.077280+00:00",
                      *           "data": {
                      *             "deck": [
                      *               "8D",
@@ -4628,7 +4811,7 @@ export interface operations {
                      *           "seq": 4,
                      *           "type": "match_ended",
                      *           "schema_version": 2,
-                     *           "recorded_at": "2026-12-02T03:31:24.948499+00:00",
+                     *           "recorded_at": "2026-12-02T21:01:50.083529+00:00",
                      *           "data": {
                      *             "seat": 0,
                      *             "reason": "resigned",
@@ -4659,31 +4842,31 @@ export interface operations {
                      *         "bots_version": null,
                      *         "computer_moves": null,
                      *         "signature": null,
-                     *         "at": "2026-12-02T03:31:24.928443+00:00"
+                     *         "at": "2026-12-02T21:01:50.064982+00:00"
                      *       },
                      *       "signature": {
                      *         "algorithm": "Ed25519",
-                     *         "key_id": "lCeqlHybfRsTdRuZFZtbExw5rTdTDElZbydAtWrhjBw",
+                     *         "key_id": "yIFRHn2DiBRp5EQuw2HylvU3ImU5w8_qTgf3LPNy1_o",
                      *         "signer": null,
-                     *         "value": "tzuSvb12W15wugbtWbgA48HIAt7y1nP1SC59rO5IJip_uIa5_J6jvKgoVk-o1rR5ocyoWHlNws8KDL2agBgqDA"
+                     *         "value": "Bo5XgpylMN_GrjPjKx53HhnC7gL5Oy-IAQuUOVnQvZ4AoIuoGAunStfqSWjnrOCtfPfoayCKH5tXs-34pd0cCw"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["MatchRecord"];
                     /**
                      * @example [Movetext "1"]
-                     *     [Match "8fca4ae8-f505-485c-8e86-5f64a40cd723"]
+                     *     [Match "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d"]
                      *     [Rules "classic, upcard_offer=false, dead_hand_stock=0, gin_bonus=25, undercut_bonus=25, knock_limit=10, target_score=100, single_hand=true, knocker_arranges=false, defender_arranges=false, turn_seconds=null, starter=alternate, hints=true"]
                      *     [Seat1 "Ann (human)"]
-                     *     [Seat1Player "14aca39f-9981-4e14-b64f-2ddb6c87140c"]
+                     *     [Seat1Player "6123c91a-08b5-419a-bbf6-95c51d879c33"]
                      *     [Seat2 "Computer (medium)"]
-                     *     [Started "2026-12-02T03:31:24.658955+00:00"]
+                     *     [Started "2026-12-02T21:01:49.836333+00:00"]
                      *     [Status "finished"]
                      *     [Result "1-0"]
                      *     [Scores "20-0"]
                      *     [Hands "1"]
                      *     [Termination "score"]
-                     *     [Digest "sha256:47300e1d55d68be45c0025f03a1162751dbbffc65bad595afa7dba3022198983"]
+                     *     [Digest "sha256:c416a2a51412decd4ccd04f875222870249946e9dfa93cac28c5d05b1db06202"]
                      *
                      *     hand 1 starter S1  ; Ann starts
                      *     deal S1 JH 5H KD JD QD KC 6S 9C 5C AC  ; A♣ 5♣ 9♣ K♣ J♦ Q♦ K♦ 5♥ J♥ 6♠
@@ -4725,7 +4908,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4746,7 +4929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden), [`hidden_until_over`](/problems/hidden_until_over) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4767,7 +4950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4788,7 +4971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4851,7 +5034,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "match_id": "8fca4ae8-f505-485c-8e86-5f64a40cd723",
+                     *       "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *       "hands": [
                      *         {
                      *           "hand": 1,
@@ -4874,7 +5057,7 @@ export interface operations {
                     "application/json": components["schemas"]["HandList"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4895,7 +5078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4916,7 +5099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5264,7 +5447,7 @@ export interface operations {
                     "application/json": components["schemas"]["HandDetail"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5285,7 +5468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden), [`hidden_until_over`](/problems/hidden_until_over) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5306,7 +5489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found), [`hand_not_found`](/problems/hand_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5365,10 +5548,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "match_id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *       "match_id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *       "hand": 1,
                      *       "over": true,
-                     *       "analyser": "2026.12.2",
+                     *       "analyser": "2026.12.3",
                      *       "decisions": [
                      *         {
                      *           "seq": 3,
@@ -5718,9 +5901,9 @@ export interface operations {
                      *             "type": "discard",
                      *             "card": "4H"
                      *           },
-                     *           "cost": 13.51,
+                     *           "cost": 12.94,
                      *           "class": "blunder",
-                     *           "reason": "do not knock yet (knocking: about +13 points expected; playing on is worth more); throw the 4♥"
+                     *           "reason": "do not knock yet (knocking: about +18 points expected; playing on is worth more); throw the 4♥"
                      *         }
                      *       ],
                      *       "accuracy": [
@@ -5746,7 +5929,7 @@ export interface operations {
                     "application/json": components["schemas"]["HandAnalysis"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5767,7 +5950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden), [`hidden_until_over`](/problems/hidden_until_over) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5788,7 +5971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found), [`hand_not_found`](/problems/hand_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5809,7 +5992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited), [`cpu_budget_spent`](/problems/cpu_budget_spent) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5831,7 +6014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`busy`](/problems/busy) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5903,7 +6086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hint"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5924,7 +6107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5945,7 +6128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5966,7 +6149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`illegal_move`](/problems/illegal_move), [`conflict`](/problems/conflict) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6018,7 +6201,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "code": "sj8H-FLkxTOncdox43cEkQzjbpFk6JEC",
+                 *       "code": "1Ww_mkiSZoNL4nIL6QHRwb3EU8G-rtFH",
                  *       "name": "Bob"
                  *     }
                  */
@@ -6038,9 +6221,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "match_id": "239d8683-f100-4712-a06d-6165d10bd285",
+                     *       "match_id": "0d97f682-a141-4d19-b207-ac07322f3293",
                      *       "seat": 1,
-                     *       "token": "gr1.239d8683f1004712a06d6165d10bd285.ndgIwmL1EHTtp2ViaYtWOD2PG7UBJ4XGYpf7TiSBlZ0",
+                     *       "token": "gr1.0d97f682a1414d19b207ac07322f3293.jsUDetbPGORxnENEaMWaZcU_w0-Ll63v_JrDhskFLog",
                      *       "view": {
                      *         "seat": 1,
                      *         "version": 3,
@@ -6061,12 +6244,27 @@ export interface operations {
                      *           "defender_arranges": false,
                      *           "turn_seconds": null,
                      *           "starter": "alternate",
-                     *           "hints": false
+                     *           "hints": false,
+                     *           "oklahoma": false,
+                     *           "spade_doubles": false,
+                     *           "big_gin_bonus": null,
+                     *           "hollywood": false,
+                     *           "game_bonus": 0,
+                     *           "box_bonus": 0,
+                     *           "shutout_doubles": false
                      *         },
                      *         "scores": [
                      *           0,
                      *           0
                      *         ],
+                     *         "knock_limit": 10,
+                     *         "doubled": false,
+                     *         "hands_won": [
+                     *           0,
+                     *           0
+                     *         ],
+                     *         "games": null,
+                     *         "settlement": null,
                      *         "winner": null,
                      *         "end_reason": null,
                      *         "deadline": null,
@@ -6115,7 +6313,7 @@ export interface operations {
                      *             "type": "resign"
                      *           }
                      *         ],
-                     *         "match_id": "239d8683-f100-4712-a06d-6165d10bd285",
+                     *         "match_id": "0d97f682-a141-4d19-b207-ac07322f3293",
                      *         "status": "active",
                      *         "seats": [
                      *           {
@@ -6139,7 +6337,7 @@ export interface operations {
                      *           "bots_version": null,
                      *           "computer_moves": null,
                      *           "signature": null,
-                     *           "at": "2026-12-02T14:45:18.458482+00:00"
+                     *           "at": "2026-12-02T21:01:50.064982+00:00"
                      *         }
                      *       }
                      *     }
@@ -6147,7 +6345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Joined"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json), [`invalid_idempotency_key`](/problems/invalid_idempotency_key) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6168,7 +6366,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
+            401: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid_token",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "code": "invalid_token",
+                     *       "detail": "the token is not valid"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem: [`invite_required`](/problems/invite_required), [`invalid_invite`](/problems/invalid_invite) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6189,7 +6408,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6210,7 +6429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`seat_taken`](/problems/seat_taken) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6231,7 +6450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6252,7 +6471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`idempotency_key_reused`](/problems/idempotency_key_reused), [`invalid_request`](/problems/invalid_request), [`invalid_name`](/problems/invalid_name) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6318,9 +6537,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c133dd8c-3a2f-4f74-80c0-7e00c3e24967",
+                     *       "id": "9c5fc1fc-961a-472e-84d6-76aed3606781",
                      *       "seat": 0,
-                     *       "token": "gr1.c133dd8c3a2f4f7480c07e00c3e24967.ooGfv7xExAZqDtNYc4gSg4FQedut6NsnFSIbYzLlYHA",
+                     *       "token": "gr1.9c5fc1fc961a472e84d676aed3606781.TDanZTb0fGHEvoiyKdabJrdFJypxcb9sITRSSJlDARg",
                      *       "view": {
                      *         "seat": 0,
                      *         "version": 2,
@@ -6341,12 +6560,27 @@ export interface operations {
                      *           "defender_arranges": false,
                      *           "turn_seconds": null,
                      *           "starter": "alternate",
-                     *           "hints": false
+                     *           "hints": false,
+                     *           "oklahoma": false,
+                     *           "spade_doubles": false,
+                     *           "big_gin_bonus": null,
+                     *           "hollywood": false,
+                     *           "game_bonus": 0,
+                     *           "box_bonus": 0,
+                     *           "shutout_doubles": false
                      *         },
                      *         "scores": [
                      *           0,
                      *           0
                      *         ],
+                     *         "knock_limit": 10,
+                     *         "doubled": false,
+                     *         "hands_won": [
+                     *           0,
+                     *           0
+                     *         ],
+                     *         "games": null,
+                     *         "settlement": null,
                      *         "winner": null,
                      *         "end_reason": null,
                      *         "deadline": null,
@@ -6406,7 +6640,7 @@ export interface operations {
                      *             "type": "resign"
                      *           }
                      *         ],
-                     *         "match_id": "c133dd8c-3a2f-4f74-80c0-7e00c3e24967",
+                     *         "match_id": "9c5fc1fc-961a-472e-84d6-76aed3606781",
                      *         "status": "active",
                      *         "seats": [
                      *           {
@@ -6430,7 +6664,7 @@ export interface operations {
                      *           "bots_version": null,
                      *           "computer_moves": null,
                      *           "signature": null,
-                     *           "at": "2026-12-02T14:45:18.529319+00:00"
+                     *           "at": "2026-12-02T21:01:50.090303+00:00"
                      *         }
                      *       }
                      *     }
@@ -6450,9 +6684,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "c133dd8c-3a2f-4f74-80c0-7e00c3e24967",
+                     *       "id": "9c5fc1fc-961a-472e-84d6-76aed3606781",
                      *       "seat": 1,
-                     *       "token": "gr1.c133dd8c3a2f4f7480c07e00c3e24967.2Q35RDuPbbpPWcNkw7zXAtkUdSMogpr1OPFTDgexKI4",
+                     *       "token": "gr1.9c5fc1fc961a472e84d676aed3606781.HkUmVN9fDBj9y_RJeSdeHSgKgiLBGA5IrLTktZ2Y1rc",
                      *       "view": {
                      *         "seat": 1,
                      *         "version": 2,
@@ -6473,12 +6707,27 @@ export interface operations {
                      *           "defender_arranges": false,
                      *           "turn_seconds": null,
                      *           "starter": "alternate",
-                     *           "hints": false
+                     *           "hints": false,
+                     *           "oklahoma": false,
+                     *           "spade_doubles": false,
+                     *           "big_gin_bonus": null,
+                     *           "hollywood": false,
+                     *           "game_bonus": 0,
+                     *           "box_bonus": 0,
+                     *           "shutout_doubles": false
                      *         },
                      *         "scores": [
                      *           0,
                      *           0
                      *         ],
+                     *         "knock_limit": 10,
+                     *         "doubled": false,
+                     *         "hands_won": [
+                     *           0,
+                     *           0
+                     *         ],
+                     *         "games": null,
+                     *         "settlement": null,
                      *         "winner": null,
                      *         "end_reason": null,
                      *         "deadline": null,
@@ -6530,7 +6779,7 @@ export interface operations {
                      *             "type": "resign"
                      *           }
                      *         ],
-                     *         "match_id": "c133dd8c-3a2f-4f74-80c0-7e00c3e24967",
+                     *         "match_id": "9c5fc1fc-961a-472e-84d6-76aed3606781",
                      *         "status": "active",
                      *         "seats": [
                      *           {
@@ -6554,7 +6803,7 @@ export interface operations {
                      *           "bots_version": null,
                      *           "computer_moves": null,
                      *           "signature": null,
-                     *           "at": "2026-12-02T14:45:18.529319+00:00"
+                     *           "at": "2026-12-02T21:01:50.090303+00:00"
                      *         }
                      *       }
                      *     }
@@ -6562,7 +6811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Rematch"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_idempotency_key`](/problems/invalid_idempotency_key) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6583,7 +6832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6604,7 +6853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6625,7 +6874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6646,7 +6895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`no_rematch`](/problems/no_rematch) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6667,7 +6916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`idempotency_key_reused`](/problems/idempotency_key_reused) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6801,7 +7050,7 @@ export interface operations {
                     "application/json": components["schemas"]["FullState"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6822,7 +7071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden), [`hidden_until_over`](/problems/hidden_until_over) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6843,7 +7092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6864,7 +7113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6937,11 +7186,11 @@ export interface operations {
                      *
                      *     id: 26
                      *     event: hand_ended
-                     *     data: {"seq":26,"type":"hand_ended","schema_version":2,"data":{"deck":["JH","5H","KD","JD","QD","KC","6S","9C","5C","AC","AD","2H","7S","4C","9S","AS","8H","2C","5S","TD","6C","TH","8D","6D","3S","QH","2D","6H","JC","4H","7H","5D","8S","8C","KH","4S","JS","3C","TS","QC","AH","QS","TC","9D","3D","3H","2S","7D","9H","7C","4D","KS"],"hand":1,"salt":"9f77e0d8e9a9c133","points":20,"result":"knock","scores":[20,0],"winner":0},"recorded_at":"2026-12-02T14:45:18.036858+00:00"}
+                     *     data: {"seq":26,"type":"hand_ended","schema_version":2,"data":{"deck":["JH","5H","KD","JD","QD","KC","6S","9C","5C","AC","AD","2H","7S","4C","9S","AS","8H","2C","5S","TD","6C","TH","8D","6D","3S","QH","2D","6H","JC","4H","7H","5D","8S","8C","KH","4S","JS","3C","TS","QC","AH","QS","TC","9D","3D","3H","2S","7D","9H","7C","4D","KS"],"hand":1,"salt":"9f77e0d8e9a9c133","points":20,"result":"knock","scores":[20,0],"winner":0},"recorded_at":"2026-12-02T21:01:49.906779+00:00"}
                      *
                      *     id: 27
                      *     event: match_ended
-                     *     data: {"seq":27,"type":"match_ended","schema_version":2,"data":{"reason":"score","scores":[20,0],"winner":0},"recorded_at":"2026-12-02T14:45:18.036858+00:00"}
+                     *     data: {"seq":27,"type":"match_ended","schema_version":2,"data":{"reason":"score","scores":[20,0],"winner":0},"recorded_at":"2026-12-02T21:01:49.906779+00:00"}
                      */
                     "text/event-stream": {
                         event?: string;
@@ -6951,7 +7200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6972,7 +7221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -6993,7 +7242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_not_found`](/problems/match_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7014,7 +7263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7040,7 +7289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited), [`too_many_streams`](/problems/too_many_streams) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7096,11 +7345,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {"format":"gin-rummy-match-record","format_version":1,"match_id":"fb636557-3322-4a38-a480-15b4d2f04869","rules":{"preset":"classic","upcard_offer":false,"dead_hand_stock":0,"gin_bonus":25,"undercut_bonus":25,"knock_limit":10,"target_score":100,"single_hand":true,"knocker_arranges":false,"defender_arranges":false,"hints":true},"seats":[{"seat":0,"name":"Ann","kind":"human","level":null,"player":"8a76759d-9dd6-4bcd-8e59-49972220e5d7"},{"seat":1,"name":"Computer (medium)","kind":"computer","level":"medium"}],"events":[{"seq":1,"type":"match_started","schema_version":1,"recorded_at":"2026-12-02T14:45:17.863998+00:00","data":{"rules":{"hints":true,"preset":"classic","gin_bonus":25,"knock_limit":10,"single_hand":true,"target_score":100,"upcard_offer":false,"undercut_bonus":25,"dead_hand_stock":0,"knocker_arranges":false,"defender_arranges":false},"seats":[{"kind":"human","name":"Ann","player":"8a76759d-9dd6-4bcd-8e59-49972220e5d7"},{"kind":"computer","name":"Computer (medium)","seed":20261201,"level":"medium"}]}},{"seq":2,"type":"hand_dealt","schema_version":2,"recorded_at":"2026-12-02T14:45:17.863998+00:00","data":{"deck":["JH","5H","KD","JD","QD","KC","6S","9C","5C","AC","AD","2H","7S","4C","9S","AS","8H","2C","5S","TD","6C","TH","8D","6D","3S","QH","2D","6H","JC","4H","7H","5D","8S","8C","KH","4S","JS","3C","TS","QC","AH","QS","TC","9D","3D","3H","2S","7D","9H","7C","4D","KS"],"hand":1,"salt":"9f77e0d8e9a9c133","starter":0,"commitment":"61126220015c9819c78d166cf9f19a429898911ff24406343b38dcb1ba46017f"}},{"seq":3,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.918049+00:00","data":{"card":"TH","seat":0,"source":"stock"}},{"seq":4,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:17.939533+00:00","data":{"card":"KC","seat":0}},{"seq":5,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.939533+00:00","data":{"card":"8D","seat":1,"source":"stock"}},{"seq":6,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:17.939533+00:00","data":{"card":"9S","seat":1}},{"seq":7,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.953370+00:00","data":{"card":"6D","seat":0,"source":"stock"}},{"seq":8,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:17.967455+00:00","data":{"card":"TH","seat":0}},{"seq":9,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.967455+00:00","data":{"card":"3S","seat":1,"source":"stock"}},{"seq":10,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:17.967455+00:00","data":{"card":"TD","seat":1}},{"seq":11,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.976992+00:00","data":{"card":"QH","seat":0,"source":"stock"}},{"seq":12,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:17.987016+00:00","data":{"card":"JH","seat":0}},{"seq":13,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.987016+00:00","data":{"card":"2D","seat":1,"source":"stock"}},{"seq":14,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:17.987016+00:00","data":{"card":"7S","seat":1}},{"seq":15,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:17.993394+00:00","data":{"card":"6H","seat":0,"source":"stock"}},{"seq":16,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:18.001032+00:00","data":{"card":"QH","seat":0}},{"seq":17,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:18.001032+00:00","data":{"card":"JC","seat":1,"source":"stock"}},{"seq":18,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:18.001032+00:00","data":{"card":"JC","seat":1}},{"seq":19,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:18.011294+00:00","data":{"card":"4H","seat":0,"source":"stock"}},{"seq":20,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:18.018724+00:00","data":{"card":"9C","seat":0}},{"seq":21,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:18.018724+00:00","data":{"card":"7H","seat":1,"source":"stock"}},{"seq":22,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T14:45:18.018724+00:00","data":{"card":"8D","seat":1}},{"seq":23,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T14:45:18.026307+00:00","data":{"card":"5D","seat":0,"source":"stock"}},{"seq":24,"type":"knocked","schema_version":1,"recorded_at":"2026-12-02T14:45:18.036858+00:00","data":{"gin":false,"card":"AC","seat":0,"melds":[["5C","5D","5H"],["6D","6H","6S"],["JD","QD","KD"]],"deadwood":4,"deadwood_cards":["4H"]}},{"seq":25,"type":"defended","schema_version":2,"recorded_at":"2026-12-02T14:45:18.036858+00:00","data":{"seat":1,"melds":[["2C","2D","2H"]],"layoffs":[{"card":"5S","meld":0}],"deadwood":24,"automatic":true,"deadwood_cards":["4C","AD","7H","8H","AS","3S"]}},{"seq":26,"type":"hand_ended","schema_version":2,"recorded_at":"2026-12-02T14:45:18.036858+00:00","data":{"deck":["JH","5H","KD","JD","QD","KC","6S","9C","5C","AC","AD","2H","7S","4C","9S","AS","8H","2C","5S","TD","6C","TH","8D","6D","3S","QH","2D","6H","JC","4H","7H","5D","8S","8C","KH","4S","JS","3C","TS","QC","AH","QS","TC","9D","3D","3H","2S","7D","9H","7C","4D","KS"],"hand":1,"salt":"9f77e0d8e9a9c133","points":20,"result":"knock","scores":[20,0],"winner":0}},{"seq":27,"type":"match_ended","schema_version":2,"recorded_at":"2026-12-02T14:45:18.036858+00:00","data":{"reason":"score","scores":[20,0],"winner":0}}],"result":{"status":"finished","hands":1,"scores":[20,0],"winner":0},"digest":{"algorithm":"sha256","value":"541ee8cbd3304139133ed8e98ab12c5c0136a35f24ba40f138e2e437ea512676"},"bots_version":"2026.12.2","provenance":{"origin":"played","bots_version":"2026.12.2","computer_moves":null,"signature":null,"at":"2026-12-02T14:45:17.872765+00:00"},"signature":{"algorithm":"Ed25519","key_id":"1JGvEls_Y4fYMHtZEqGQ5J6gSRNB6WNOyCE2Uy0kVbg","signer":null,"value":"kO1pcE2ZKFfTNzve1I00OAJzraY6AUSAxSwUTBEosmWvISRR1jEJ2YlmgQz3bd0Z6OqxGwZqEKN8vnKmZkXfDg"}} */
+                    /** @example {"format":"gin-rummy-match-record","format_version":1,"match_id":"47defb1b-4bbe-444c-bfd2-e299b1ce5b6d","rules":{"preset":"classic","upcard_offer":false,"dead_hand_stock":0,"gin_bonus":25,"undercut_bonus":25,"knock_limit":10,"target_score":100,"single_hand":true,"knocker_arranges":false,"defender_arranges":false,"hints":true},"seats":[{"seat":0,"name":"Ann","kind":"human","level":null,"player":"6123c91a-08b5-419a-bbf6-95c51d879c33"},{"seat":1,"name":"Computer (medium)","kind":"computer","level":"medium"}],"events":[{"seq":1,"type":"match_started","schema_version":1,"recorded_at":"2026-12-02T21:01:49.836333+00:00","data":{"rules":{"hints":true,"preset":"classic","gin_bonus":25,"knock_limit":10,"single_hand":true,"target_score":100,"upcard_offer":false,"undercut_bonus":25,"dead_hand_stock":0,"knocker_arranges":false,"defender_arranges":false},"seats":[{"kind":"human","name":"Ann","player":"6123c91a-08b5-419a-bbf6-95c51d879c33"},{"kind":"computer","name":"Computer (medium)","seed":20261201,"level":"medium"}]}},{"seq":2,"type":"hand_dealt","schema_version":2,"recorded_at":"2026-12-02T21:01:49.836333+00:00","data":{"deck":["JH","5H","KD","JD","QD","KC","6S","9C","5C","AC","AD","2H","7S","4C","9S","AS","8H","2C","5S","TD","6C","TH","8D","6D","3S","QH","2D","6H","JC","4H","7H","5D","8S","8C","KH","4S","JS","3C","TS","QC","AH","QS","TC","9D","3D","3H","2S","7D","9H","7C","4D","KS"],"hand":1,"salt":"9f77e0d8e9a9c133","starter":0,"commitment":"61126220015c9819c78d166cf9f19a429898911ff24406343b38dcb1ba46017f"}},{"seq":3,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.858270+00:00","data":{"card":"TH","seat":0,"source":"stock"}},{"seq":4,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.865507+00:00","data":{"card":"KC","seat":0}},{"seq":5,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.865507+00:00","data":{"card":"8D","seat":1,"source":"stock"}},{"seq":6,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.865507+00:00","data":{"card":"9S","seat":1}},{"seq":7,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.874199+00:00","data":{"card":"6D","seat":0,"source":"stock"}},{"seq":8,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.879308+00:00","data":{"card":"TH","seat":0}},{"seq":9,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.879308+00:00","data":{"card":"3S","seat":1,"source":"stock"}},{"seq":10,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.879308+00:00","data":{"card":"TD","seat":1}},{"seq":11,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.882569+00:00","data":{"card":"QH","seat":0,"source":"stock"}},{"seq":12,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.886639+00:00","data":{"card":"JH","seat":0}},{"seq":13,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.886639+00:00","data":{"card":"2D","seat":1,"source":"stock"}},{"seq":14,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.886639+00:00","data":{"card":"7S","seat":1}},{"seq":15,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.889258+00:00","data":{"card":"6H","seat":0,"source":"stock"}},{"seq":16,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.893649+00:00","data":{"card":"QH","seat":0}},{"seq":17,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.893649+00:00","data":{"card":"JC","seat":1,"source":"stock"}},{"seq":18,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.893649+00:00","data":{"card":"JC","seat":1}},{"seq":19,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.896486+00:00","data":{"card":"4H","seat":0,"source":"stock"}},{"seq":20,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.900107+00:00","data":{"card":"9C","seat":0}},{"seq":21,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.900107+00:00","data":{"card":"7H","seat":1,"source":"stock"}},{"seq":22,"type":"card_discarded","schema_version":1,"recorded_at":"2026-12-02T21:01:49.900107+00:00","data":{"card":"8D","seat":1}},{"seq":23,"type":"card_drawn","schema_version":1,"recorded_at":"2026-12-02T21:01:49.902775+00:00","data":{"card":"5D","seat":0,"source":"stock"}},{"seq":24,"type":"knocked","schema_version":1,"recorded_at":"2026-12-02T21:01:49.906779+00:00","data":{"gin":false,"card":"AC","seat":0,"melds":[["5C","5D","5H"],["6D","6H","6S"],["JD","QD","KD"]],"deadwood":4,"deadwood_cards":["4H"]}},{"seq":25,"type":"defended","schema_version":2,"recorded_at":"2026-12-02T21:01:49.906779+00:00","data":{"seat":1,"melds":[["2C","2D","2H"]],"layoffs":[{"card":"5S","meld":0}],"deadwood":24,"automatic":true,"deadwood_cards":["4C","AD","7H","8H","AS","3S"]}},{"seq":26,"type":"hand_ended","schema_version":2,"recorded_at":"2026-12-02T21:01:49.906779+00:00","data":{"deck":["JH","5H","KD","JD","QD","KC","6S","9C","5C","AC","AD","2H","7S","4C","9S","AS","8H","2C","5S","TD","6C","TH","8D","6D","3S","QH","2D","6H","JC","4H","7H","5D","8S","8C","KH","4S","JS","3C","TS","QC","AH","QS","TC","9D","3D","3H","2S","7D","9H","7C","4D","KS"],"hand":1,"salt":"9f77e0d8e9a9c133","points":20,"result":"knock","scores":[20,0],"winner":0}},{"seq":27,"type":"match_ended","schema_version":2,"recorded_at":"2026-12-02T21:01:49.906779+00:00","data":{"reason":"score","scores":[20,0],"winner":0}}],"result":{"status":"finished","hands":1,"scores":[20,0],"winner":0},"digest":{"algorithm":"sha256","value":"c416a2a51412decd4ccd04f875222870249946e9dfa93cac28c5d05b1db06202"},"bots_version":"2026.12.3","provenance":{"origin":"played","bots_version":"2026.12.3","computer_moves":null,"signature":null,"at":"2026-12-02T21:01:49.838719+00:00"},"signature":{"algorithm":"Ed25519","key_id":"yIFRHn2DiBRp5EQuw2HylvU3ImU5w8_qTgf3LPNy1_o","signer":null,"value":"UkWLVc60GHWGlCX2RQQzPaxnibVzBhyTlc4ka2fF__QXe0ido2m-S-U0S60xukEapmkw5wLYh1O--iuM6HBnCw"}} */
                     "application/x-ndjson": string;
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7121,7 +7370,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7142,7 +7391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7195,7 +7444,7 @@ export interface operations {
                  * @example {
                  *       "format": "gin-rummy-match-record",
                  *       "format_version": 1,
-                 *       "match_id": "239d8683-f100-4712-a06d-6165d10bd285",
+                 *       "match_id": "0d97f682-a141-4d19-b207-ac07322f3293",
                  *       "rules": {
                  *         "preset": "classic",
                  *         "upcard_offer": false,
@@ -7228,7 +7477,7 @@ export interface operations {
                  *           "seq": 1,
                  *           "type": "match_started",
                  *           "schema_version": 1,
-                 *           "recorded_at": "2026-12-02T14:45:18.456929+00:00",
+                 *           "recorded_at": "2026-12-02T21:01:50.063839+00:00",
                  *           "data": {
                  *             "rules": {
                  *               "hints": false,
@@ -7258,7 +7507,7 @@ export interface operations {
                  *           "seq": 2,
                  *           "type": "seat_joined",
                  *           "schema_version": 1,
-                 *           "recorded_at": "2026-12-02T14:45:18.479882+00:00",
+                 *           "recorded_at": "2026-12-02T21:01:50.077280+00:00",
                  *           "data": {
                  *             "name": "Bob",
                  *             "seat": 1
@@ -7268,7 +7517,7 @@ export interface operations {
                  *           "seq": 3,
                  *           "type": "hand_dealt",
                  *           "schema_version": 2,
-                 *           "recorded_at": "2026-12-02T14:45:18.479882+00:00",
+                 *           "recorded_at": "2026-12-02T21:01:50.077280+00:00",
                  *           "data": {
                  *             "deck": [
                  *               "8D",
@@ -7334,7 +7583,7 @@ export interface operations {
                  *           "seq": 4,
                  *           "type": "match_ended",
                  *           "schema_version": 2,
-                 *           "recorded_at": "2026-12-02T14:45:18.503124+00:00",
+                 *           "recorded_at": "2026-12-02T21:01:50.083529+00:00",
                  *           "data": {
                  *             "seat": 0,
                  *             "reason": "resigned",
@@ -7365,13 +7614,13 @@ export interface operations {
                  *         "bots_version": null,
                  *         "computer_moves": null,
                  *         "signature": null,
-                 *         "at": "2026-12-02T14:45:18.458482+00:00"
+                 *         "at": "2026-12-02T21:01:50.064982+00:00"
                  *       },
                  *       "signature": {
                  *         "algorithm": "Ed25519",
-                 *         "key_id": "1JGvEls_Y4fYMHtZEqGQ5J6gSRNB6WNOyCE2Uy0kVbg",
+                 *         "key_id": "yIFRHn2DiBRp5EQuw2HylvU3ImU5w8_qTgf3LPNy1_o",
                  *         "signer": null,
-                 *         "value": "ZI0oTzngsWWPbFgu6qeaEYRkbQHhNQeS2NPJ5tosHJYIcf87EJf7xTQohGsXhJ_-X9Mpraolklh20m4BF1dzCQ"
+                 *         "value": "Bo5XgpylMN_GrjPjKx53HhnC7gL5Oy-IAQuUOVnQvZ4AoIuoGAunStfqSWjnrOCtfPfoayCKH5tXs-34pd0cCw"
                  *       }
                  *     }
                  */
@@ -7391,8 +7640,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "79ead76b-9fc6-5918-a9c4-f5a8295e6496",
-                     *       "record_id": "239d8683-f100-4712-a06d-6165d10bd285",
+                     *       "id": "0b0432bc-9e2c-5183-a654-d40128107365",
+                     *       "record_id": "0d97f682-a141-4d19-b207-ac07322f3293",
                      *       "created": false,
                      *       "version": 4,
                      *       "status": "finished",
@@ -7420,11 +7669,11 @@ export interface operations {
                      *         "bots_version": null,
                      *         "computer_moves": null,
                      *         "signature": {
-                     *           "key_id": "1JGvEls_Y4fYMHtZEqGQ5J6gSRNB6WNOyCE2Uy0kVbg",
+                     *           "key_id": "yIFRHn2DiBRp5EQuw2HylvU3ImU5w8_qTgf3LPNy1_o",
                      *           "signer": null,
                      *           "status": "unknown_key"
                      *         },
-                     *         "at": "2026-12-02T14:45:18.677179+00:00"
+                     *         "at": "2026-12-02T21:01:50.135096+00:00"
                      *       }
                      *     }
                      */
@@ -7443,8 +7692,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "79ead76b-9fc6-5918-a9c4-f5a8295e6496",
-                     *       "record_id": "239d8683-f100-4712-a06d-6165d10bd285",
+                     *       "id": "0b0432bc-9e2c-5183-a654-d40128107365",
+                     *       "record_id": "0d97f682-a141-4d19-b207-ac07322f3293",
                      *       "created": true,
                      *       "version": 4,
                      *       "status": "finished",
@@ -7455,7 +7704,7 @@ export interface operations {
                      *           "kind": "human",
                      *           "level": null,
                      *           "player": null,
-                     *           "token": "gr1.79ead76b9fc65918a9c4f5a8295e6496.1zcouuT8medMdIKSTTJV9t8YKsRqsIPV9ztqtGKT9Zk"
+                     *           "token": "gr1.0b0432bc9e2c5183a654d40128107365.Yqt1D2wkymVcfbt2dOh-3JI7jDZ0ve5Sov9sBddUHLk"
                      *         },
                      *         {
                      *           "seat": 1,
@@ -7463,7 +7712,7 @@ export interface operations {
                      *           "kind": "human",
                      *           "level": null,
                      *           "player": null,
-                     *           "token": "gr1.79ead76b9fc65918a9c4f5a8295e6496.J6bJAwSvivQr5anaNTunTRMb3TjNJ30cNm1g_G8kTh0"
+                     *           "token": "gr1.0b0432bc9e2c5183a654d40128107365.sODMbRLO0lFwKBDFXy1tYHe5HNNc96rpMVKejFJl8FU"
                      *         }
                      *       ],
                      *       "invite": null,
@@ -7472,18 +7721,18 @@ export interface operations {
                      *         "bots_version": null,
                      *         "computer_moves": null,
                      *         "signature": {
-                     *           "key_id": "1JGvEls_Y4fYMHtZEqGQ5J6gSRNB6WNOyCE2Uy0kVbg",
+                     *           "key_id": "yIFRHn2DiBRp5EQuw2HylvU3ImU5w8_qTgf3LPNy1_o",
                      *           "signer": null,
                      *           "status": "unknown_key"
                      *         },
-                     *         "at": "2026-12-02T14:45:18.677179+00:00"
+                     *         "at": "2026-12-02T21:01:50.135096+00:00"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ImportResult"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7504,7 +7753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`match_exists`](/problems/match_exists) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7513,10 +7762,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/match_exists",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "match_exists",
+                     *       "detail": "a different match with id e256ed27-eb7e-4847-8964-26961585086a already exists here"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`body_too_large`](/problems/body_too_large) */
             413: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7537,7 +7795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7558,7 +7816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request), [`invalid_record`](/problems/invalid_record), [`unsupported_format`](/problems/unsupported_format), [`record_too_long`](/problems/record_too_long), [`digest_mismatch`](/problems/digest_mismatch), [`illegal_event`](/problems/illegal_event), [`result_mismatch`](/problems/result_mismatch), [`signature_invalid`](/problems/signature_invalid), [`cannot_continue`](/problems/cannot_continue) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7579,7 +7837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited), [`cpu_budget_spent`](/problems/cpu_budget_spent) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7601,7 +7859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`busy`](/problems/busy) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7669,7 +7927,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "48eaecf1-2aca-4456-b6f5-6a84c162e12c",
+                     *       "id": "7c26093b-c0df-4c13-acbc-62f42c704cad",
                      *       "status": "waiting",
                      *       "kind": "live",
                      *       "rules": {
@@ -7685,7 +7943,14 @@ export interface operations {
                      *         "defender_arranges": false,
                      *         "turn_seconds": 30,
                      *         "starter": "alternate",
-                     *         "hints": null
+                     *         "hints": null,
+                     *         "oklahoma": false,
+                     *         "spade_doubles": false,
+                     *         "big_gin_bonus": null,
+                     *         "hollywood": false,
+                     *         "game_bonus": 0,
+                     *         "box_bonus": 0,
+                     *         "shutout_doubles": false
                      *       },
                      *       "rated": true,
                      *       "rating": 1500,
@@ -7693,16 +7958,16 @@ export interface operations {
                      *         "low": 1400,
                      *         "high": 1600
                      *       },
-                     *       "created_at": "2026-12-02T14:45:18.880+00:00",
+                     *       "created_at": "2026-12-02T21:01:50.148+00:00",
                      *       "poll_within_seconds": 30,
-                     *       "lapses_at": "2026-12-02T14:45:48.880+00:00",
+                     *       "lapses_at": "2026-12-02T21:02:20.148+00:00",
                      *       "match": null
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7723,7 +7988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7744,7 +8009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7765,7 +8030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`ticket_open`](/problems/ticket_open) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7781,13 +8046,13 @@ export interface operations {
                      *       "status": 409,
                      *       "code": "ticket_open",
                      *       "detail": "this player has a live ticket waiting already: poll it, or cancel it first",
-                     *       "ticket_id": "48eaecf1-2aca-4456-b6f5-6a84c162e12c"
+                     *       "ticket_id": "7c26093b-c0df-4c13-acbc-62f42c704cad"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7808,7 +8073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request), [`invalid_rules`](/problems/invalid_rules), [`clock_in_rules`](/problems/clock_in_rules), [`clock_mismatch`](/problems/clock_mismatch) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7872,7 +8137,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "48eaecf1-2aca-4456-b6f5-6a84c162e12c",
+                     *       "id": "7c26093b-c0df-4c13-acbc-62f42c704cad",
                      *       "status": "waiting",
                      *       "kind": "live",
                      *       "rules": {
@@ -7888,7 +8153,14 @@ export interface operations {
                      *         "defender_arranges": false,
                      *         "turn_seconds": 30,
                      *         "starter": "alternate",
-                     *         "hints": null
+                     *         "hints": null,
+                     *         "oklahoma": false,
+                     *         "spade_doubles": false,
+                     *         "big_gin_bonus": null,
+                     *         "hollywood": false,
+                     *         "game_bonus": 0,
+                     *         "box_bonus": 0,
+                     *         "shutout_doubles": false
                      *       },
                      *       "rated": true,
                      *       "rating": 1500,
@@ -7896,16 +8168,16 @@ export interface operations {
                      *         "low": 1400,
                      *         "high": 1600
                      *       },
-                     *       "created_at": "2026-12-02T14:45:18.880+00:00",
+                     *       "created_at": "2026-12-02T21:01:50.148+00:00",
                      *       "poll_within_seconds": 30,
-                     *       "lapses_at": "2026-12-02T14:45:48.919+00:00",
+                     *       "lapses_at": "2026-12-02T21:02:20.158+00:00",
                      *       "match": null
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7926,7 +8198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7947,7 +8219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`ticket_not_found`](/problems/ticket_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -7962,7 +8234,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "code": "ticket_not_found",
-                     *       "detail": "no ticket 48eaecf1-2aca-4456-b6f5-6a84c162e12c of this player"
+                     *       "detail": "no ticket 7c26093b-c0df-4c13-acbc-62f42c704cad of this player"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8004,7 +8276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "db8192bd-edc5-4310-8bb8-e144e2a7d2ff",
+                     *       "id": "3d367957-16bf-46cc-9ab8-993b91249f3b",
                      *       "status": "cancelled",
                      *       "kind": "correspondence",
                      *       "rules": {
@@ -8020,12 +8292,19 @@ export interface operations {
                      *         "defender_arranges": false,
                      *         "turn_seconds": 259200,
                      *         "starter": "alternate",
-                     *         "hints": null
+                     *         "hints": null,
+                     *         "oklahoma": false,
+                     *         "spade_doubles": false,
+                     *         "big_gin_bonus": null,
+                     *         "hollywood": false,
+                     *         "game_bonus": 0,
+                     *         "box_bonus": 0,
+                     *         "shutout_doubles": false
                      *       },
                      *       "rated": true,
                      *       "rating": 1500,
                      *       "rating_range": null,
-                     *       "created_at": "2026-12-02T14:45:18.972+00:00",
+                     *       "created_at": "2026-12-02T21:01:50.177+00:00",
                      *       "poll_within_seconds": null,
                      *       "lapses_at": null,
                      *       "match": null
@@ -8034,7 +8313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8055,7 +8334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8076,7 +8355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`ticket_not_found`](/problems/ticket_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8097,7 +8376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`ticket_paired`](/problems/ticket_paired) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8112,8 +8391,8 @@ export interface operations {
                      *       "title": "Conflict",
                      *       "status": 409,
                      *       "code": "ticket_paired",
-                     *       "detail": "ticket 48eaecf1-2aca-4456-b6f5-6a84c162e12c was paired: its match is dd368270-5716-4d2f-a60e-338b0aed0e0b (GET the ticket for its seat)",
-                     *       "ticket_id": "48eaecf1-2aca-4456-b6f5-6a84c162e12c"
+                     *       "detail": "ticket 7c26093b-c0df-4c13-acbc-62f42c704cad was paired: its match is e60da0de-cb42-44d6-91cd-70de03dd2f8d (GET the ticket for its seat)",
+                     *       "ticket_id": "7c26093b-c0df-4c13-acbc-62f42c704cad"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8160,13 +8439,13 @@ export interface operations {
                      *     gin_rummy_http_requests_total{method="GET",route="/openapi.json",status="200"} 1.0
                      *     gin_rummy_http_requests_total{method="GET",route="/match-record.schema.json",status="200"} 1.0
                      *     gin_rummy_http_requests_total{method="GET",route="/problems",status="200"} 2.0
-                     *     gin_rummy_http_requests_total{method="POST",route="/webhooks",status="201"} 1.0
-                     *     gin_rummy_http_requests_total{method="POST",route="/players",status="422"} 1.0
+                     *     gin_rummy_http_requests_total{method="GET",route="/problems/<code>",status="200"} 2.0
+                     *     gin_rummy_http_requests_total{method="GET",route="/problems/<code>",status="404"} 1.0
                      */
                     "text/plain": string;
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8240,6 +8519,11 @@ export interface operations {
                      *                       "$ref": "#/components/schemas/Health"
                      *                     }
                      *                   }
+                     *                 },
+                     *                 "headers": {
+                     *                   "X-Request-Id": {
+                     *                     "$ref": "#/components/headers/X-Request-Id"
+                     *                   }
                      *                 }
                      *               },
                      *               "default": {
@@ -8249,6 +8533,11 @@ export interface operations {
                      *                     "schema": {
                      *                       "$ref": "#/components/schemas/Problem"
                      *                     }
+                     *                   }
+                     *                 },
+                     *                 "headers": {
+                     *                   "X-Request-Id": {
+                     *                     "$ref": "#/components/headers/X-Request-Id"
                      *                   }
                      *                 }
                      *               }
@@ -8316,6 +8605,10 @@ export interface operations {
                      *                 "type": "integer",
                      *                 "description": "Refused imports: the place in the record's events (0-based) of the first event that does not follow."
                      *               },
+                     *               "ticket_id": {
+                     *                 "type": "string",
+                     *                 "description": "Matchmaking: the ticket waiting already (409 ticket_open) or paired (409 ticket_paired)."
+                     *               },
                      *               "seq": {
                      *                 "type": "integer",
                      *                 "description": "Refused imports: that event's seq (index + 1), as the audit and the events feed number it."
@@ -8381,15 +8674,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "8a76759d-9dd6-4bcd-8e59-49972220e5d7",
+                     *       "id": "6123c91a-08b5-419a-bbf6-95c51d879c33",
                      *       "name": "Ann",
-                     *       "token": "gp1.8a76759d9dd64bcd8e5949972220e5d7.rdVsjmIJ_QdNEeOs97GrmLEs5IhSWX404LsIP3M510Y"
+                     *       "token": "gp1.6123c91a08b5419abbf695c51d879c33.i1z-cG_9N6ZeZ4e4qoKFdbvVpnTeBQttWXbG59LY0fk"
                      *     }
                      */
                     "application/json": components["schemas"]["PlayerCreated"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8410,7 +8703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8431,7 +8724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8457,7 +8750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8516,15 +8809,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "f19c9165-1428-483d-979b-794d7c8f1ded",
-                     *       "deleted_at": "2026-12-02T14:45:19.712710+00:00",
+                     *       "id": "75f98cf7-f85b-446e-8234-42d19fd2d06e",
+                     *       "deleted_at": "2026-12-02T21:01:50.767068+00:00",
                      *       "matches": 0
                      *     }
                      */
                     "application/json": components["schemas"]["PlayerDeleted"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8545,7 +8838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8566,7 +8859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`player_not_found`](/problems/player_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8587,7 +8880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8652,7 +8945,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "8a76759d-9dd6-4bcd-8e59-49972220e5d7",
+                     *       "id": "6123c91a-08b5-419a-bbf6-95c51d879c33",
                      *       "name": "Ann Lee",
                      *       "rating": 1500,
                      *       "deviation": 350,
@@ -8665,7 +8958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`player_not_found`](/problems/player_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8729,11 +9022,11 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "match": "b90ac67e-a44a-4cf4-87c8-b570d84c059a",
-                     *           "rated_at": "2026-12-02T07:10:37.981403+00:00",
+                     *           "match": "a2c64ca7-52e7-48bf-87de-a34f315c5e00",
+                     *           "rated_at": "2026-12-02T21:01:50.205554+00:00",
                      *           "result": "won",
                      *           "opponent": {
-                     *             "id": "346b36cb-42b9-4b0a-8986-21fd5db09409",
+                     *             "id": "a09ba424-f28d-4249-8c83-91a7dc1cbd71",
                      *             "name": "Eli"
                      *           },
                      *           "rating_before": 1500,
@@ -8748,7 +9041,7 @@ export interface operations {
                     "application/json": components["schemas"]["RatingHistory"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`player_not_found`](/problems/player_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8763,13 +9056,13 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "code": "player_not_found",
-                     *       "detail": "no player fe0ce60a-b8e9-4d2f-95b6-4d810f3e6f97"
+                     *       "detail": "no player 4082f7c7-b8ea-4fdb-b771-243688b63972"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8829,10 +9122,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "8a76759d-9dd6-4bcd-8e59-49972220e5d7",
+                     *       "id": "6123c91a-08b5-419a-bbf6-95c51d879c33",
                      *       "name": "Ann Lee",
                      *       "signed_in": false,
-                     *       "created_at": "2026-12-02T14:45:17.826715+00:00",
+                     *       "created_at": "2026-12-02T21:01:49.823468+00:00",
                      *       "rating": {
                      *         "rating": 1500,
                      *         "deviation": 350,
@@ -8846,7 +9139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8867,7 +9160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8922,15 +9215,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "0a6f2b8b-a116-421d-a82b-b46e9083b347",
-                     *       "deleted_at": "2026-12-02T14:45:19.673140+00:00",
+                     *       "id": "aab1b416-6eda-4825-bb18-283717cffe98",
+                     *       "deleted_at": "2026-12-02T21:01:50.755339+00:00",
                      *       "matches": 0
                      *     }
                      */
                     "application/json": components["schemas"]["PlayerDeleted"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -8951,7 +9244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9015,10 +9308,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "8a76759d-9dd6-4bcd-8e59-49972220e5d7",
+                     *       "id": "6123c91a-08b5-419a-bbf6-95c51d879c33",
                      *       "name": "Ann Lee",
                      *       "signed_in": false,
-                     *       "created_at": "2026-12-02T14:45:17.826715+00:00",
+                     *       "created_at": "2026-12-02T21:01:49.823468+00:00",
                      *       "rating": {
                      *         "rating": 1500,
                      *         "deviation": 350,
@@ -9032,7 +9325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9053,7 +9346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9074,7 +9367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9095,7 +9388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9116,7 +9409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9175,13 +9468,13 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {"type":"player","player":{"id":"5fa09f37-cc52-48e0-abf0-c823340a6817","name":"Dee","signed_in":false,"created_at":"2026-12-02T14:45:18.709647+00:00","rating":{"rating":1662.3108939062977,"deviation":290.31896371798047,"matches":1,"wins":1,"established":false,"established_opponents":0}}}
-                     *     {"type":"rating_change","rating_change":{"match":"c5807deb-6332-49d4-98d8-49014687717f","rated_at":"2026-12-02T14:45:19.043729+00:00","result":"won","opponent":{"id":"377cac00-744e-4e3b-8155-9d7aedfe0d9d","name":"Eli"},"rating_before":1500.0,"rating":1662.3108939062977,"change":162.31089390629768,"deviation":290.31896371798047}}
+                     * @example {"type":"player","player":{"id":"a8e11aca-71f3-4730-bd6b-f5d5915525ab","name":"Dee","signed_in":false,"created_at":"2026-12-02T21:01:50.143281+00:00","rating":{"rating":1662.3108939062977,"deviation":290.31896371798047,"matches":1,"wins":1,"established":false,"established_opponents":0}}}
+                     *     {"type":"rating_change","rating_change":{"match":"a2c64ca7-52e7-48bf-87de-a34f315c5e00","rated_at":"2026-12-02T21:01:50.205554+00:00","result":"won","opponent":{"id":"a09ba424-f28d-4249-8c83-91a7dc1cbd71","name":"Eli"},"rating_before":1500.0,"rating":1662.3108939062977,"change":162.31089390629768,"deviation":290.31896371798047}}
                      */
                     "application/x-ndjson": string;
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9202,7 +9495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9265,7 +9558,7 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *           "id": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *           "status": "finished",
                      *           "seat": 0,
                      *           "opponent": {
@@ -9286,7 +9579,7 @@ export interface operations {
                      *           "winner": 0,
                      *           "end_reason": "score",
                      *           "version": 27,
-                     *           "created_at": "2026-12-02T14:45:17.863998+00:00"
+                     *           "created_at": "2026-12-02T21:01:49.836333+00:00"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -9295,7 +9588,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerMatchList"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9316,7 +9609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9337,7 +9630,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9406,9 +9699,9 @@ export interface operations {
                      *         {
                      *           "id": "2097152",
                      *           "kind": "match_ended",
-                     *           "match": "fb636557-3322-4a38-a480-15b4d2f04869",
+                     *           "match": "47defb1b-4bbe-444c-bfd2-e299b1ce5b6d",
                      *           "seat": 0,
-                     *           "created_at": "2026-12-02T14:45:18.036858+00:00",
+                     *           "created_at": "2026-12-02T21:01:49.906779+00:00",
                      *           "result": "won",
                      *           "winner": 0,
                      *           "reason": "score",
@@ -9424,7 +9717,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationPage"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9445,7 +9738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9466,7 +9759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9537,7 +9830,7 @@ export interface operations {
                      *
                      *     id: 2097152
                      *     event: match_ended
-                     *     data: {"id":"2097152","kind":"match_ended","match":"fb636557-3322-4a38-a480-15b4d2f04869","created_at":"2026-12-02T14:45:18.036858+00:00","seat":0,"reason":"score","result":"won","scores":[20,0],"winner":0}
+                     *     data: {"id":"2097152","kind":"match_ended","match":"47defb1b-4bbe-444c-bfd2-e299b1ce5b6d","created_at":"2026-12-02T21:01:49.906779+00:00","seat":0,"reason":"score","result":"won","scores":[20,0],"winner":0}
                      */
                     "text/event-stream": {
                         event?: string;
@@ -9547,7 +9840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9568,7 +9861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9589,7 +9882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -9615,7 +9908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`rate_limited`](/problems/rate_limited), [`too_many_streams`](/problems/too_many_streams) */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9637,7 +9930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`shutting_down`](/problems/shutting_down) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9730,6 +10023,10 @@ export interface operations {
                      *           "answered_by": [
                      *             "service"
                      *           ],
+                     *           "operations": [
+                     *             "act",
+                     *             "get_hint"
+                     *           ],
                      *           "meaning": "The action is well-formed but the rules forbid it now; `rule` names the rule broken (see the rules below). The match has not changed.",
                      *           "action": "Re-read the view (GET /matches/{id}) and play one of its `legal_actions`: each is a complete body for the action.",
                      *           "retry": "reload",
@@ -9807,6 +10104,22 @@ export interface operations {
                      *             {
                      *               "rule": "not_gin",
                      *               "meaning": "Gin needs 0 deadwood after the discard.",
+                     *               "problems": [
+                     *                 "illegal_move",
+                     *                 "illegal_event"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "rule": "no_big_gin",
+                     *               "meaning": "These rules do not play Big Gin (big_gin_bonus is not set).",
+                     *               "problems": [
+                     *                 "illegal_move",
+                     *                 "illegal_event"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "rule": "not_big_gin",
+                     *               "meaning": "Big Gin needs all eleven cards melded after the draw.",
                      *               "problems": [
                      *                 "illegal_move",
                      *                 "illegal_event"
@@ -9960,6 +10273,7 @@ export interface operations {
                      *           "answered_by": [
                      *             "service"
                      *           ],
+                     *           "operations": [],
                      *           "meaning": "The If-Match version is not the match's version now: the match moved on since the view the client acted on (the other player's move, the computer's, a timeout). `current_version` and the ETag header give the version now.",
                      *           "action": "Re-read the view (GET /matches/{id}), show it, and let the user act again with the new ETag as If-Match.",
                      *           "retry": "reload",
@@ -9990,6 +10304,7 @@ export interface operations {
                      *           "answered_by": [
                      *             "service"
                      *           ],
+                     *           "operations": [],
                      *           "meaning": "The caller sent more requests than its rate allows: per token, per client address, or of a kind with a limit of its own (imports, guest players, matches with an invite). Retry-After says when the next one is let through.",
                      *           "action": "Wait Retry-After seconds, then send the request again (with the same Idempotency-Key); slow down.",
                      *           "retry": "retry_after",
@@ -10068,6 +10383,112 @@ export interface operations {
             };
         };
     };
+    problem_entry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ProblemEntry, or the same as an HTML page (a browser's Accept) */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "version_mismatch",
+                     *       "status": [
+                     *         412
+                     *       ],
+                     *       "title": "Stale version",
+                     *       "category": "matches",
+                     *       "answered_by": [
+                     *         "service"
+                     *       ],
+                     *       "operations": [],
+                     *       "meaning": "The If-Match version is not the match's version now: the match moved on since the view the client acted on (the other player's move, the computer's, a timeout). `current_version` and the ETag header give the version now.",
+                     *       "action": "Re-read the view (GET /matches/{id}), show it, and let the user act again with the new ETag as If-Match.",
+                     *       "retry": "reload",
+                     *       "headers": [
+                     *         "ETag"
+                     *       ],
+                     *       "members": [
+                     *         "current_version"
+                     *       ],
+                     *       "example": {
+                     *         "type": "/problems/version_mismatch",
+                     *         "title": "Precondition Failed",
+                     *         "status": 412,
+                     *         "code": "version_mismatch",
+                     *         "detail": "the match is at version 2, not 1; reload the match and act on the current version",
+                     *         "current_version": 2
+                     *       },
+                     *       "href": "/problems/version_mismatch",
+                     *       "retry_meaning": "Re-read what the request was about (the match's view: GET /matches/{id}) and act on what it shows now, with its new ETag as If-Match."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProblemEntry"];
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *     <meta charset="utf-8">
+                     *     <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *     <title>version_mismatch: Stale version — Gin Rummy service</title>
+                     *     <link rel="icon" type="image/svg+xml" href="../docs/favicon.svg">
+                     *     <style>
+                     *       body { margin: 0 auto; max-width: 60rem; padding: 1rem 1.5rem; font: 15px/1.5 system-ui, sans-serif; color: #1f2937; }
+                     *       header { display: flex; gap: 1rem; align-items: baseline; border-bottom: 2px solid #14532d; margin-bottom: 1rem; }
+                     *       header h1 { font-size: 1.4rem; margin: .4rem 0; }
+                     *       header a { margin-left: .8rem; }
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description A problem: [`not_found`](/problems/not_found) */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not_found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "code": "not_found",
+                     *       "detail": "no error code 'no_such_code' in the catalogue: GET /problems lists them"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     presets: {
         parameters: {
             query?: never;
@@ -10105,7 +10526,14 @@ export interface operations {
                      *             "defender_arranges": false,
                      *             "turn_seconds": null,
                      *             "starter": "alternate",
-                     *             "hints": null
+                     *             "hints": null,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": false,
+                     *             "game_bonus": 0,
+                     *             "box_bonus": 0,
+                     *             "shutout_doubles": false
                      *           }
                      *         },
                      *         {
@@ -10124,7 +10552,14 @@ export interface operations {
                      *             "defender_arranges": false,
                      *             "turn_seconds": null,
                      *             "starter": "alternate",
-                     *             "hints": null
+                     *             "hints": null,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": false,
+                     *             "game_bonus": 0,
+                     *             "box_bonus": 0,
+                     *             "shutout_doubles": false
                      *           }
                      *         },
                      *         {
@@ -10143,7 +10578,14 @@ export interface operations {
                      *             "defender_arranges": false,
                      *             "turn_seconds": null,
                      *             "starter": "alternate",
-                     *             "hints": null
+                     *             "hints": null,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": false,
+                     *             "game_bonus": 0,
+                     *             "box_bonus": 0,
+                     *             "shutout_doubles": false
                      *           }
                      *         },
                      *         {
@@ -10162,7 +10604,92 @@ export interface operations {
                      *             "defender_arranges": true,
                      *             "turn_seconds": null,
                      *             "starter": "alternate",
-                     *             "hints": null
+                     *             "hints": null,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": false,
+                     *             "game_bonus": 0,
+                     *             "box_bonus": 0,
+                     *             "shutout_doubles": false
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "oklahoma",
+                     *           "description": "Oklahoma Gin: the first upcard's value is the hand's knock limit (an ace: Gin only), and a spade upcard doubles the hand's score; upcard offer, dead at two stock cards, game to 150 with a game bonus of 100, 20 a box and the shutout doubled.",
+                     *           "rules": {
+                     *             "preset": "oklahoma",
+                     *             "upcard_offer": true,
+                     *             "dead_hand_stock": 2,
+                     *             "gin_bonus": 25,
+                     *             "undercut_bonus": 25,
+                     *             "knock_limit": 10,
+                     *             "target_score": 150,
+                     *             "single_hand": false,
+                     *             "knocker_arranges": false,
+                     *             "defender_arranges": false,
+                     *             "turn_seconds": null,
+                     *             "starter": "alternate",
+                     *             "hints": null,
+                     *             "oklahoma": true,
+                     *             "spade_doubles": true,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": false,
+                     *             "game_bonus": 100,
+                     *             "box_bonus": 20,
+                     *             "shutout_doubles": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "straight",
+                     *           "description": "Straight Gin: no knocking, a hand ends only in Gin (Big Gin 31) or a dead hand; upcard offer, dead at two stock cards, game to 100 with a game bonus of 100, 25 a box and the shutout doubled.",
+                     *           "rules": {
+                     *             "preset": "straight",
+                     *             "upcard_offer": true,
+                     *             "dead_hand_stock": 2,
+                     *             "gin_bonus": 25,
+                     *             "undercut_bonus": 25,
+                     *             "knock_limit": 0,
+                     *             "target_score": 100,
+                     *             "single_hand": false,
+                     *             "knocker_arranges": false,
+                     *             "defender_arranges": false,
+                     *             "turn_seconds": null,
+                     *             "starter": "alternate",
+                     *             "hints": null,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": 31,
+                     *             "hollywood": false,
+                     *             "game_bonus": 100,
+                     *             "box_bonus": 25,
+                     *             "shutout_doubles": true
+                     *           }
+                     *         },
+                     *         {
+                     *           "name": "hollywood",
+                     *           "description": "Hollywood scoring: three games to 100 run at once (a player's first hand won scores in game one, the second in games one and two, the third onward in all three); the match ends when all three are decided; upcard offer, dead at two stock cards, a game bonus of 100, 25 a box and the shutout doubled in each game.",
+                     *           "rules": {
+                     *             "preset": "hollywood",
+                     *             "upcard_offer": true,
+                     *             "dead_hand_stock": 2,
+                     *             "gin_bonus": 25,
+                     *             "undercut_bonus": 25,
+                     *             "knock_limit": 10,
+                     *             "target_score": 100,
+                     *             "single_hand": false,
+                     *             "knocker_arranges": false,
+                     *             "defender_arranges": false,
+                     *             "turn_seconds": null,
+                     *             "starter": "alternate",
+                     *             "hints": null,
+                     *             "oklahoma": false,
+                     *             "spade_doubles": false,
+                     *             "big_gin_bonus": null,
+                     *             "hollywood": true,
+                     *             "game_bonus": 100,
+                     *             "box_bonus": 25,
+                     *             "shutout_doubles": true
                      *           }
                      *         }
                      *       ],
@@ -10219,6 +10746,33 @@ export interface operations {
                      *         },
                      *         "hints": {
                      *           "type": "boolean"
+                     *         },
+                     *         "oklahoma": {
+                     *           "type": "boolean"
+                     *         },
+                     *         "spade_doubles": {
+                     *           "type": "boolean"
+                     *         },
+                     *         "big_gin_bonus": {
+                     *           "type": "integer",
+                     *           "minimum": 0,
+                     *           "maximum": 100
+                     *         },
+                     *         "hollywood": {
+                     *           "type": "boolean"
+                     *         },
+                     *         "game_bonus": {
+                     *           "type": "integer",
+                     *           "minimum": 0,
+                     *           "maximum": 1000
+                     *         },
+                     *         "box_bonus": {
+                     *           "type": "integer",
+                     *           "minimum": 0,
+                     *           "maximum": 100
+                     *         },
+                     *         "shutout_doubles": {
+                     *           "type": "boolean"
                      *         }
                      *       }
                      *     }
@@ -10262,15 +10816,15 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "2dc90686-0a6a-4015-811d-e81a5e0da422",
-                     *           "url": "http://127.0.0.1:35925/hooks/gin-rummy",
+                     *           "id": "e45c400c-a842-4cdc-81a2-c045e36a96ad",
+                     *           "url": "http://127.0.0.1:39933/hooks/gin-rummy",
                      *           "kinds": [
                      *             "your_move",
                      *             "match_ended"
                      *           ],
                      *           "origin": "operator",
                      *           "description": "our push service",
-                     *           "created_at": "2026-12-02T14:45:17.815697+00:00",
+                     *           "created_at": "2026-12-02T21:01:49.818918+00:00",
                      *           "deliveries": {
                      *             "pending": 0,
                      *             "delivered": 6,
@@ -10284,7 +10838,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10305,7 +10859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10351,7 +10905,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "url": "http://127.0.0.1:35925/hooks/gin-rummy",
+                 *       "url": "http://127.0.0.1:39933/hooks/gin-rummy",
                  *       "kinds": [
                  *         "your_move",
                  *         "match_ended"
@@ -10374,28 +10928,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2dc90686-0a6a-4015-811d-e81a5e0da422",
-                     *       "url": "http://127.0.0.1:35925/hooks/gin-rummy",
+                     *       "id": "e45c400c-a842-4cdc-81a2-c045e36a96ad",
+                     *       "url": "http://127.0.0.1:39933/hooks/gin-rummy",
                      *       "kinds": [
                      *         "your_move",
                      *         "match_ended"
                      *       ],
                      *       "origin": "operator",
                      *       "description": "our push service",
-                     *       "created_at": "2026-12-02T14:45:17.815697+00:00",
+                     *       "created_at": "2026-12-02T21:01:49.818918+00:00",
                      *       "deliveries": {
                      *         "pending": 0,
                      *         "delivered": 0,
                      *         "failed": 0,
                      *         "oldest_pending": null
                      *       },
-                     *       "secret": "whsec_mdFYl0kLPUMLDX0cOGt9QTbojkl11B7GgnglBWIivBE="
+                     *       "secret": "whsec_3gHhgKKeMbxcDGeqLBGkmvnsBA5aIWLHUcgaxWxh66U="
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`malformed_json`](/problems/malformed_json) */
             400: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10416,7 +10970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10437,7 +10991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10458,7 +11012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unsupported_media_type`](/problems/unsupported_media_type) */
             415: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10479,7 +11033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10543,15 +11097,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2dc90686-0a6a-4015-811d-e81a5e0da422",
-                     *       "url": "http://127.0.0.1:35925/hooks/gin-rummy",
+                     *       "id": "e45c400c-a842-4cdc-81a2-c045e36a96ad",
+                     *       "url": "http://127.0.0.1:39933/hooks/gin-rummy",
                      *       "kinds": [
                      *         "your_move",
                      *         "match_ended"
                      *       ],
                      *       "origin": "operator",
                      *       "description": "our push service",
-                     *       "created_at": "2026-12-02T14:45:17.815697+00:00",
+                     *       "created_at": "2026-12-02T21:01:49.818918+00:00",
                      *       "deliveries": {
                      *         "pending": 0,
                      *         "delivered": 6,
@@ -10563,7 +11117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10584,7 +11138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10605,7 +11159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`webhook_not_found`](/problems/webhook_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10620,7 +11174,7 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "code": "webhook_not_found",
-                     *       "detail": "no webhook endpoint 2dc90686-0a6a-4015-811d-e81a5e0da422"
+                     *       "detail": "no webhook endpoint e45c400c-a842-4cdc-81a2-c045e36a96ad"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -10662,27 +11216,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "2dc90686-0a6a-4015-811d-e81a5e0da422",
-                     *       "url": "http://127.0.0.1:35925/hooks/gin-rummy",
+                     *       "id": "e45c400c-a842-4cdc-81a2-c045e36a96ad",
+                     *       "url": "http://127.0.0.1:39933/hooks/gin-rummy",
                      *       "kinds": [
                      *         "your_move",
                      *         "match_ended"
                      *       ],
                      *       "origin": "operator",
                      *       "description": "our push service",
-                     *       "created_at": "2026-12-02T14:45:17.815697+00:00",
+                     *       "created_at": "2026-12-02T21:01:49.818918+00:00",
                      *       "deliveries": {
                      *         "pending": 1,
                      *         "delivered": 5,
                      *         "failed": 0,
-                     *         "oldest_pending": "2026-12-02T14:45:19.043729+00:00"
+                     *         "oldest_pending": "2026-12-02T21:01:50.205554+00:00"
                      *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10703,7 +11257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10724,7 +11278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`webhook_not_found`](/problems/webhook_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10745,7 +11299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`webhook_from_settings`](/problems/webhook_from_settings) */
             409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10754,6 +11308,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/webhook_from_settings",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "webhook_from_settings",
+                     *       "detail": "this endpoint is named by GIN_RUMMY_WEBHOOKS: remove it there"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -10807,21 +11370,21 @@ export interface operations {
                      *           "kind": "match_ended",
                      *           "state": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-02T14:45:19.043729+00:00",
-                     *           "last_attempt_at": "2026-12-02T14:45:19.103824+00:00",
+                     *           "created_at": "2026-12-02T21:01:50.205554+00:00",
+                     *           "last_attempt_at": "2026-12-02T21:01:50.235232+00:00",
                      *           "last_status": 200,
                      *           "last_error": null,
                      *           "next_attempt_at": null,
-                     *           "finished_at": "2026-12-02T14:45:19.142883+00:00",
+                     *           "finished_at": "2026-12-02T21:01:50.246035+00:00",
                      *           "payload": {
                      *             "type": "match_ended",
-                     *             "timestamp": "2026-12-02T14:45:19.043729+00:00",
+                     *             "timestamp": "2026-12-02T21:01:50.205554+00:00",
                      *             "data": {
                      *               "id": "14680065",
                      *               "kind": "match_ended",
-                     *               "match": "c5807deb-6332-49d4-98d8-49014687717f",
+                     *               "match": "a2c64ca7-52e7-48bf-87de-a34f315c5e00",
                      *               "seat": 1,
-                     *               "created_at": "2026-12-02T14:45:19.043729+00:00",
+                     *               "created_at": "2026-12-02T21:01:50.205554+00:00",
                      *               "result": "lost",
                      *               "winner": 0,
                      *               "reason": "resigned",
@@ -10829,7 +11392,7 @@ export interface operations {
                      *                 0,
                      *                 0
                      *               ],
-                     *               "player": "377cac00-744e-4e3b-8155-9d7aedfe0d9d"
+                     *               "player": "a09ba424-f28d-4249-8c83-91a7dc1cbd71"
                      *             }
                      *           }
                      *         },
@@ -10839,21 +11402,21 @@ export interface operations {
                      *           "kind": "match_ended",
                      *           "state": "delivered",
                      *           "attempts": 1,
-                     *           "created_at": "2026-12-02T14:45:19.043729+00:00",
-                     *           "last_attempt_at": "2026-12-02T14:45:19.103824+00:00",
+                     *           "created_at": "2026-12-02T21:01:50.205554+00:00",
+                     *           "last_attempt_at": "2026-12-02T21:01:50.235232+00:00",
                      *           "last_status": 200,
                      *           "last_error": null,
                      *           "next_attempt_at": null,
-                     *           "finished_at": "2026-12-02T14:45:19.133953+00:00",
+                     *           "finished_at": "2026-12-02T21:01:50.244567+00:00",
                      *           "payload": {
                      *             "type": "match_ended",
-                     *             "timestamp": "2026-12-02T14:45:19.043729+00:00",
+                     *             "timestamp": "2026-12-02T21:01:50.205554+00:00",
                      *             "data": {
                      *               "id": "14680064",
                      *               "kind": "match_ended",
-                     *               "match": "c5807deb-6332-49d4-98d8-49014687717f",
+                     *               "match": "a2c64ca7-52e7-48bf-87de-a34f315c5e00",
                      *               "seat": 0,
-                     *               "created_at": "2026-12-02T14:45:19.043729+00:00",
+                     *               "created_at": "2026-12-02T21:01:50.205554+00:00",
                      *               "result": "won",
                      *               "winner": 0,
                      *               "reason": "resigned",
@@ -10861,7 +11424,7 @@ export interface operations {
                      *                 0,
                      *                 0
                      *               ],
-                     *               "player": "5fa09f37-cc52-48e0-abf0-c823340a6817"
+                     *               "player": "a8e11aca-71f3-4730-bd6b-f5d5915525ab"
                      *             }
                      *           }
                      *         }
@@ -10872,7 +11435,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10893,7 +11456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10914,7 +11477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`webhook_not_found`](/problems/webhook_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -10935,7 +11498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`invalid_request`](/problems/invalid_request) */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -11003,21 +11566,21 @@ export interface operations {
                      *       "kind": "match_ended",
                      *       "state": "pending",
                      *       "attempts": 1,
-                     *       "created_at": "2026-12-02T14:45:19.043729+00:00",
-                     *       "last_attempt_at": "2026-12-02T14:45:19.103824+00:00",
+                     *       "created_at": "2026-12-02T21:01:50.205554+00:00",
+                     *       "last_attempt_at": "2026-12-02T21:01:50.235232+00:00",
                      *       "last_status": 200,
                      *       "last_error": null,
-                     *       "next_attempt_at": "2026-12-02T14:45:19.154925+00:00",
+                     *       "next_attempt_at": "2026-12-02T21:01:50.252803+00:00",
                      *       "finished_at": null,
                      *       "payload": {
                      *         "type": "match_ended",
-                     *         "timestamp": "2026-12-02T14:45:19.043729+00:00",
+                     *         "timestamp": "2026-12-02T21:01:50.205554+00:00",
                      *         "data": {
                      *           "id": "14680065",
                      *           "kind": "match_ended",
-                     *           "match": "c5807deb-6332-49d4-98d8-49014687717f",
+                     *           "match": "a2c64ca7-52e7-48bf-87de-a34f315c5e00",
                      *           "seat": 1,
-                     *           "created_at": "2026-12-02T14:45:19.043729+00:00",
+                     *           "created_at": "2026-12-02T21:01:50.205554+00:00",
                      *           "result": "lost",
                      *           "winner": 0,
                      *           "reason": "resigned",
@@ -11025,7 +11588,7 @@ export interface operations {
                      *             0,
                      *             0
                      *           ],
-                     *           "player": "377cac00-744e-4e3b-8155-9d7aedfe0d9d"
+                     *           "player": "a09ba424-f28d-4249-8c83-91a7dc1cbd71"
                      *         }
                      *       }
                      *     }
@@ -11033,7 +11596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`unauthorized`](/problems/unauthorized), [`invalid_token`](/problems/invalid_token), [`unsupported_algorithm`](/problems/unsupported_algorithm), [`invalid_header`](/problems/invalid_header), [`unknown_key`](/problems/unknown_key), [`weak_key`](/problems/weak_key), [`invalid_signature`](/problems/invalid_signature), [`token_expired`](/problems/token_expired), [`token_not_yet_valid`](/problems/token_not_yet_valid), [`lifetime_too_long`](/problems/lifetime_too_long), [`wrong_issuer`](/problems/wrong_issuer), [`wrong_audience`](/problems/wrong_audience), [`missing_claim`](/problems/missing_claim), [`invalid_claim`](/problems/invalid_claim) */
             401: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -11054,7 +11617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`forbidden`](/problems/forbidden) */
             403: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -11075,7 +11638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem */
+            /** @description A problem: [`webhook_not_found`](/problems/webhook_not_found), [`delivery_not_found`](/problems/delivery_not_found) */
             404: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
