@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from .cards import CARD_VALUE
+
 
 class RulesError(ValueError):
     """Rules that cannot be played: an unknown preset or parameter, or a value out of range."""
@@ -288,8 +290,8 @@ def hand_knock_limit(rules: Rules, upcard: str | None) -> int:
     """
     if not rules.oklahoma or upcard is None:
         return rules.knock_limit
-    rank = "A23456789TJQK".index(upcard[0]) + 1
-    return 0 if rank == 1 else min(rank, 10)
+    value = CARD_VALUE[upcard]
+    return 0 if value == 1 else value
 
 
 def doubled(rules: Rules, upcard: str | None) -> bool:
