@@ -5,8 +5,12 @@ A *game* is a race to ``target_score``.  Without ``hollywood`` a match is one ga
 running scores.  Under ``hollywood`` three games run at once: a player's first hand won
 is entered in game one, its second in games one and two, its third and every later one
 in all three -- in each of those games that is still open (a game is decided when a
-total in it reaches the target; after that it takes no entries).  The match ends when
-all three games are decided, and its winner is the player who won two or more of them.
+total in it reaches the target; after that it takes no entries).  A player shut out of
+a game (it was decided before the player entered a score there) makes its next score the
+first entry of the next game in play: each win opens one more game for its winner, and
+at least the first game still in play.  The games are decided in order, one, two,
+three.  The match ends when all three games are decided, and its winner is the player
+who won two or more of them.
 
 A game's settlement (``settle``): each player's total is its points plus ``box_bonus``
 for each hand it won in that game; the game's winner adds ``game_bonus``; and under
@@ -15,8 +19,8 @@ for each hand it won in that game; the game's winner adds ``game_bonus``; and un
 >>> from .rules import resolve_rules
 >>> rules = resolve_rules({"preset": "hollywood"})
 >>> games = new_games()
->>> for seat, nth_win, points in [(0, 1, 30), (0, 2, 40), (1, 1, 20), (0, 3, 50)]:
-...     games = enter(rules, games, seat, nth_win, points)
+>>> for seat, points in [(0, 30), (0, 40), (1, 20), (0, 50)]:
+...     games = enter(rules, games, seat, points)
 >>> [g["scores"] for g in games], [g["winner"] for g in games]
 ([[120, 20], [90, 0], [50, 0]], [0, None, None])
 >>> settle(rules, games[0])["totals"]  # 120 + 3 boxes of 25 + 100; 20 + one box
@@ -40,12 +44,21 @@ def new_games() -> tuple[Game, ...]:
     return tuple({"scores": [0, 0], "hands": [0, 0], "winner": None} for _ in range(HOLLYWOOD_GAMES))
 
 
-def enter(rules: Rules, games: tuple[Game, ...], seat: int, nth_win: int, points: int) -> tuple[Game, ...]:
-    """The games after ``seat`` won its ``nth_win``-th hand (counting from 1) for
-    ``points``: entered in games one to ``nth_win`` of those still open."""
+def opened(games: tuple[Game, ...], seat: int) -> int:
+    """How many games ``seat`` has entered scores in: one past the last game holding a
+    hand it won (each win is entered in the newest game its winner has opened)."""
+    return max((i + 1 for i, game in enumerate(games) if game["hands"][seat]), default=0)
+
+
+def enter(rules: Rules, games: tuple[Game, ...], seat: int, points: int) -> tuple[Game, ...]:
+    """The games after ``seat`` won a hand for ``points``: the win opens one more game
+    for ``seat`` (and at least the first game still in play), and is entered in each
+    game it has opened that is still open."""
+    first_open = next(i for i, game in enumerate(games) if game["winner"] is None)
+    reach = min(len(games), max(opened(games, seat) + 1, first_open + 1))
     out = []
     for i, game in enumerate(games):
-        if i < nth_win and game["winner"] is None:
+        if i < reach and game["winner"] is None:
             scores, hands = list(game["scores"]), list(game["hands"])
             scores[seat] += points
             hands[seat] += 1

@@ -85,7 +85,7 @@ def _after_hand_events(state: State, result: str, winner: int | None, points: in
     games = state.games
     if rules.hollywood:
         if winner is not None:
-            games = enter(rules, games, winner, hands_won[winner], points)
+            games = enter(rules, games, winner, points)
         ended["games"] = list(games)
         finished = all(game["winner"] is not None for game in games)
         match_winner = hollywood_winner(games)
