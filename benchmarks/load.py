@@ -18,10 +18,44 @@ Three kinds of load, each at every client count (1, 4 and 16 concurrent clients)
 
 Each figure: actions per second (successful POSTs of an action; the baseline has none),
 requests per second (everything sent, creations included), p50/p95/p99 latency of a
-request in ms, and errors (any answer >= 400, no answer, or one the client could not use).  Targets: the two-people
-load answers at least 75% of the baseline's requests per second at every client count,
-with p99 under 30 ms at 16 clients and no error; against the computer, at least 60%.  Both servers run the whole time; the loads take turns
-(``--rounds`` rounds, the order rotating), so slow drifts of a shared machine hit all.
+request in ms, errors (any answer >= 400, no answer, or one the client could not use),
+and the CPU each request cost, in microseconds, on three sides (below), each also as a
+ratio to the baseline's in the same run; and the action's p99 (POST of an action) as a
+ratio to the baseline's p99 (its one request, the INSERT) in the same run.  Both servers
+run the whole time; the loads take turns (``--rounds`` rounds, the order rotating), so
+slow drifts of a shared machine hit all.
+
+Throughput and latency swing with whatever else the machine runs; CPU per request much
+less (it is the time the processes ran, not the time they waited for a CPU).  It is
+read before and after each measured window (from the clients' "go" until every client
+has reported) and divided by the requests of the window, every request counted once (the
+two-people client's GET of the view and POST of the action are two):
+
+- workers: the gunicorn workers of the server under load (every process descended from
+  the master, the master itself apart: it serves no request);
+- postgres: the PostgreSQL backends serving that server: each server connects with its
+  own ``application_name`` (``gin-rummy-load-service`` / ``-baseline``, in the URL's
+  query), and its backends are those of ``pg_stat_activity`` in the scratch database
+  with that name.  The list (and every process's CPU) is read again every
+  ``POLL_SECONDS`` during the window, so a backend born in the window (the pool
+  growing) counts from its start, its connection's setup included, and one that ends in
+  the window counts up to its last reading.  The server's shared processes (WAL
+  writer, checkpointer, autovacuum) are not counted.  Only where the database server
+  runs on this machine (else ``n/a``);
+- clients: the client processes' own CPU (``time.process_time``, every thread).
+
+A process's CPU is its kernel CPU clock (``clock_gettime`` of the process's
+CPUCLOCK_SCHED clock id): nanoseconds on a CPU of all its threads, those that ended
+included, which is the first field of ``/proc/<pid>/task/*/schedstat`` summed over the
+threads, plus the threads gone.  Where that clock cannot be read, utime + stime of
+``/proc/<pid>/stat`` (whole clock ticks, ``SC_CLK_TCK``: 10 ms at 100 Hz).
+
+Targets, at every client count unless said: the two-people load answers at least 75% of
+the baseline's requests per second, with no error; at 16 clients (the largest count
+run), its workers' CPU per request at most 1.25x the baseline's, its PostgreSQL CPU per
+request at most 1.5x, and the action's p99 at most 1.25x the baseline's p99.  Against
+the computer (medium), at least 60% of the baseline's requests per second, and at 16
+clients the workers' CPU per request at most 1.5x the baseline's.
 
 Clients are threads with keep-alive ``http.client`` connections, in processes of their
 own (``--client-processes``, default 2) apart from the servers.  The database is a
@@ -34,6 +68,7 @@ server in a temporary directory.  The rate limits are turned off unless ``--rate
 from __future__ import annotations
 
 import argparse
+import glob
 import http.client
 import json
 import multiprocessing
@@ -49,15 +84,24 @@ import uuid
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL_SERVER = "postgresql://postgres@127.0.0.1:5432/test"
 KINDS = ("baseline", "people", "computer")
 TITLES = {"baseline": "baseline INSERT", "people": "two people", "computer": "vs computer"}
 TARGET_SHARE = 0.75
-TARGET_P99_MS = 30.0
+#: At the largest client count (16 by default), each a ratio to the baseline's in the same run.
+TARGET_WORKER_CPU = 1.25
+TARGET_POSTGRES_CPU = 1.5
+TARGET_P99_RATIO = 1.25
 #: Against the computer (its decisions are part of each action).
 TARGET_COMPUTER_SHARE = 0.60
+TARGET_COMPUTER_WORKER_CPU = 1.5
+#: Each server's application_name (its PostgreSQL backends are found by it).
+APPLICATION_NAMES = {"service": "gin-rummy-load-service", "baseline": "gin-rummy-load-baseline"}
+#: How often the processes measured are listed and read again during a window.
+POLL_SECONDS = 0.25
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
 
 # `gin-rummy serve`'s default (2 workers of 8 threads).
@@ -75,10 +119,12 @@ class Tally:
     latencies: list = field(default_factory=list)  # ms, one per request
     by_request: dict = field(default_factory=dict)  # "GET view" ... -> its latencies
     seconds: float = 0.0
+    cpu: float = 0.0  # CPU-seconds of the client processes over the window
 
     def add(self, other: Tally) -> None:
         self.actions += other.actions
         self.requests += other.requests
+        self.cpu += other.cpu
         for status, n in other.errors.items():
             self.errors[status] = self.errors.get(status, 0) + n
         self.latencies.extend(other.latencies)
@@ -245,20 +291,25 @@ def client_process(kind: str, port: int, threads: int, seconds: float, level: st
         ready.acquire()
     conn.send("ready")
     conn.recv()  # go
+    cpu = time.process_time()  # every thread's, those that end included
     go.set()
     time.sleep(seconds)
     stop.set()
     for w in workers:
         w.join()
-    total = Tally(seconds=max(t.seconds for t in tallies))
+    total = Tally(seconds=max(t.seconds for t in tallies), cpu=time.process_time() - cpu)
     for t in tallies:
         total.add(t)
     conn.send(total)
     conn.close()
 
 
-def run_load(kind: str, port: int, clients: int, seconds: float, processes: int, level: str, matches: int) -> Tally:
-    """``clients`` clients spread over ``processes`` processes, started together."""
+def run_load(
+    kind: str, port: int, clients: int, seconds: float, processes: int, level: str, matches: int, window=None,
+) -> Tally:
+    """``clients`` clients spread over ``processes`` processes, started together;
+    ``window`` (a context manager) spans the measured time, from "go" until every
+    client has reported."""
     context = multiprocessing.get_context("spawn")
     shares = [clients // processes + (1 if i < clients % processes else 0) for i in range(min(processes, clients))]
     pipes, procs = [], []
@@ -273,15 +324,16 @@ def run_load(kind: str, port: int, clients: int, seconds: float, processes: int,
         if not pipe.poll(120):
             raise RuntimeError("the clients did not get ready")
         pipe.recv()
-    for pipe in pipes:
-        pipe.send("go")
     total = Tally()
-    for pipe in pipes:
-        if not pipe.poll(seconds + 120):
-            raise RuntimeError("the clients did not finish")
-        part = pipe.recv()
-        total.add(part)
-        total.seconds = max(total.seconds, part.seconds)
+    with window or ExitStack():
+        for pipe in pipes:
+            pipe.send("go")
+        for pipe in pipes:
+            if not pipe.poll(seconds + 120):
+                raise RuntimeError("the clients did not finish")
+            part = pipe.recv()
+            total.add(part)
+            total.seconds = max(total.seconds, part.seconds)
     for proc in procs:
         proc.join()
     return total
@@ -376,7 +428,141 @@ def _answers(url: str) -> bool:
         return False
 
 
+# --- CPU of the processes measured ------------------------------------------------------
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ns(pid: int) -> int:
+    """Nanoseconds process ``pid`` has run on a CPU, all its threads (those that ended
+    included); OSError when it is gone (or not to be seen from here)."""
+    try:
+        # The process's CPUCLOCK_SCHED clock (MAKE_PROCESS_CPUCLOCK(pid, 2) of the
+        # kernel's posix-timers.h): its threads' sum_exec_runtime, the first field of
+        # /proc/<pid>/task/*/schedstat, the threads gone included.
+        return time.clock_gettime_ns((~pid << 3) | 2)
+    except OSError:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1_000_000_000 // CLOCK_TICKS  # utime + stime, in ticks
+
+
+def cpu_source() -> str:
+    try:
+        time.clock_gettime_ns((~os.getpid() << 3) | 2)
+        return "process CPU clocks (ns)"
+    except OSError:
+        return f"/proc/<pid>/stat utime+stime ({1000 / CLOCK_TICKS:g} ms ticks)"
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (not ``pid`` itself)."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        children = []
+        for path in glob.glob(f"/proc/{parent}/task/*/children"):
+            try:
+                children += [int(c) for c in Path(path).read_text().split()]
+            except OSError:
+                pass  # the thread ended
+        found += children
+        todo += children
+    return found
+
+
+class Backends:
+    """The pids of the PostgreSQL backends of one application_name in one database,
+    from a connection of the benchmark's own (named apart, so never counted)."""
+
+    def __init__(self, url: str):
+        import psycopg
+
+        self.database = urlsplit(url).path.lstrip("/")
+        self.conn = psycopg.connect(with_application_name(url, "gin-rummy-load-meter"), autocommit=True)
+        self.lock = threading.Lock()
+        # The database server runs on this machine: this connection's own backend is seen here.
+        self.local = _is_postgres(self.conn.info.backend_pid)
+
+    def of(self, application_name: str) -> list[int]:
+        if not self.local:
+            return []
+        with self.lock:
+            rows = self.conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND application_name = %s AND backend_type = 'client backend'",
+                (self.database, application_name),
+            ).fetchall()
+        return [pid for (pid,) in rows if _is_postgres(pid)]
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _is_postgres(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().startswith("postgres")
+    except OSError:
+        return False
+
+
+class Meter:
+    """The CPU-nanoseconds of groups of processes over a window (a context manager):
+    ``groups`` names, for each, a function listing its processes now.  Every
+    ``POLL_SECONDS`` the lists and each process's CPU are read again, so a process that
+    appears during the window counts from zero (it started in the window) and one that
+    ends counts up to its last reading.  ``ns[name]`` once the window has ended."""
+
+    def __init__(self, groups: dict):
+        self.groups = groups
+        self.first: dict[str, dict[int, int]] = {name: {} for name in groups}
+        self.last: dict[str, dict[int, int]] = {name: {} for name in groups}
+        self.ns: dict[str, int] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _read(self, start: bool = False) -> None:
+        for name, listing in self.groups.items():
+            try:
+                pids = listing()
+            except Exception:  # a listing that failed this once (the next one counts)
+                continue
+            for pid in pids:
+                try:
+                    ns = cpu_ns(pid)
+                except OSError:
+                    continue  # gone already: its last reading stands
+                self.first[name].setdefault(pid, ns if start else 0)
+                self.last[name][pid] = ns
+
+    def _poll(self) -> None:
+        while not self.stop.wait(POLL_SECONDS):
+            self._read()
+
+    def __enter__(self) -> Meter:
+        self._read(start=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
+        self._read()
+        self.ns = {
+            name: sum(ns - self.first[name][pid] for pid, ns in self.last[name].items())
+            for name in self.groups
+        }
+
+
+def with_application_name(url: str, name: str) -> str:
+    """``url`` with ``application_name=name`` in its query."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "application_name"] + [("application_name", name)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
 # --- figures ---------------------------------------------------------------------------
+
+#: The three sides whose CPU per request is figured.
+SIDES = ("workers", "postgres", "clients")
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -396,11 +582,13 @@ class Figure:
     p99: float
     errors: dict
     by_request: dict  # name -> (count, p50, p99)
+    cpu_us: dict  # side (SIDES) -> CPU-microseconds per request, None where not measured
 
     @classmethod
-    def of(cls, kind: str, clients: int, tally: Tally) -> Figure:
+    def of(cls, kind: str, clients: int, tally: Tally, cpu_ns: dict) -> Figure:
         values = sorted(tally.latencies)
         seconds = tally.seconds or 1.0
+        requests = tally.requests or 1
         return cls(
             kind, clients, tally.actions / seconds, tally.requests / seconds,
             percentile(values, 0.50), percentile(values, 0.95), percentile(values, 0.99), dict(tally.errors),
@@ -408,38 +596,80 @@ class Figure:
                 name: (len(v), percentile(sorted(v), 0.50), percentile(sorted(v), 0.99))
                 for name, v in sorted(tally.by_request.items())
             },
+            {side: None if ns is None else ns / 1000 / requests for side, ns in cpu_ns.items()},
         )
 
     @property
     def error_count(self) -> int:
         return sum(self.errors.values())
 
+    @property
+    def action_p99(self) -> float | None:
+        """The p99 of the action's POST (the baseline: of its INSERT, its one request)."""
+        name = "POST insert" if self.kind == "baseline" else "POST action"
+        return self.by_request[name][2] if name in self.by_request else None
 
-def measure(args, ports: dict[str, int]) -> dict[tuple[str, int], Figure]:
+
+def cpu_ratio(f: Figure, base: Figure | None, side: str) -> float | None:
+    if f.kind == "baseline" or base is None or f.cpu_us.get(side) is None or not base.cpu_us.get(side):
+        return None
+    return f.cpu_us[side] / base.cpu_us[side]
+
+
+def p99_ratio(f: Figure, base: Figure | None) -> float | None:
+    if f.kind == "baseline" or base is None or f.action_p99 is None or not base.action_p99:
+        return None
+    return f.action_p99 / base.action_p99
+
+
+def measure(args, ports: dict[str, int], masters: dict[str, int], backends: Backends) -> dict[tuple[str, int], Figure]:
     figures = {}
     for clients in args.clients:
         tallies = {kind: Tally() for kind in args.kinds}
+        used = {kind: dict.fromkeys(("workers", "postgres"), 0) for kind in args.kinds}
         for round_ in range(args.rounds):
             order = args.kinds[round_ % len(args.kinds):] + args.kinds[: round_ % len(args.kinds)]
             for kind in order:
-                port = ports["baseline" if kind == "baseline" else "service"]
+                server = "baseline" if kind == "baseline" else "service"
+                meter = Meter({
+                    "workers": lambda master=masters[server]: descendants(master),
+                    "postgres": lambda name=APPLICATION_NAMES[server]: backends.of(name),
+                })
                 part = run_load(
-                    kind, port, clients, args.seconds / args.rounds, args.client_processes, args.level,
-                    args.matches_per_client,
+                    kind, ports[server], clients, args.seconds / args.rounds, args.client_processes, args.level,
+                    args.matches_per_client, meter,
                 )
+                for side in used[kind]:
+                    used[kind][side] += meter.ns[side]
                 seconds = tallies[kind].seconds + part.seconds
                 tallies[kind].add(part)
                 tallies[kind].seconds = seconds
         for kind in args.kinds:
-            figures[kind, clients] = figure = Figure.of(kind, clients, tallies[kind])
-            print(row(figure, figures.get(("baseline", clients))), flush=True)
+            cpu = {
+                "workers": used[kind]["workers"],
+                "postgres": used[kind]["postgres"] if backends.local else None,
+                "clients": tallies[kind].cpu * 1e9,
+            }
+            figures[kind, clients] = Figure.of(kind, clients, tallies[kind], cpu)
+        for kind in args.kinds:  # once all are known: the ratios to the baseline whatever the order
+            print(row(figures[kind, clients], figures.get(("baseline", clients))), flush=True)
     return figures
 
 
 HEADER = (
+    f"{'':<83}{'CPU us per request':^24}{'x baseline':^30}\n"
     f"{'load':<16}{'clients':>7}{'actions/s':>11}{'requests/s':>12}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}"
-    f"{'errors':>8}{'rps / baseline':>16}"
+    f"{'errors':>8}{'':<2}{'workers':>8}{'pg':>8}{'clients':>8}{'workers':>8}{'pg':>6}{'clients':>8}{'act p99':>8}"
+    f"{'rps / baseline':>16}"
 )
+
+
+def _us(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f}"
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def row(f: Figure, base: Figure | None) -> str:
@@ -448,7 +678,10 @@ def row(f: Figure, base: Figure | None) -> str:
     errors = f"{f.error_count}" + (f" {f.errors}" if f.errors else "")
     return (
         f"{TITLES[f.kind]:<16}{f.clients:>7}{actions:>11}{f.requests_per_s:>12,.0f}{f.p50:>9.1f}{f.p95:>9.1f}"
-        f"{f.p99:>9.1f}{errors:>8}{share:>16}"
+        f"{f.p99:>9.1f}{errors:>8}{'':<2}"
+        + "".join(f"{_us(f.cpu_us[side]):>8}" for side in SIDES)
+        + f"{_times(cpu_ratio(f, base, 'workers')):>8}{_times(cpu_ratio(f, base, 'postgres')):>6}"
+        + f"{_times(cpu_ratio(f, base, 'clients')):>8}{_times(p99_ratio(f, base)):>8}{share:>16}"
     )
 
 
@@ -459,11 +692,24 @@ def breakdown(figures: dict[tuple[str, int], Figure]) -> None:
         print(f"  {TITLES[kind]:<16}{clients:>3} clients   {parts}")
 
 
-def verdict(figures: dict[tuple[str, int], Figure], clients: list[int]) -> bool:
-    """Print whether the targets are met (for the two-people load); True when all are."""
+def _ratio_target(figures, kind: str, top: int, what: str, target: float, value) -> bool | None:
+    """Print one "at most ``target``x the baseline's" target at ``top`` clients; None when not measured."""
+    f, base = figures.get((kind, top)), figures.get(("baseline", top))
+    ratio = value(f, base) if f is not None else None
+    if ratio is None:
+        print(f"  {what} at most {target:g}x the baseline's at {top} clients: not measured")
+        return None
+    ok = ratio <= target
+    print(f"  {what} at most {target:g}x the baseline's at {top} clients: {'met' if ok else 'NOT met'} ({ratio:.2f}x)")
+    return ok
+
+
+def verdict(figures: dict[tuple[str, int], Figure], clients: list[int], level: str = "medium") -> bool:
+    """Print whether the targets are met; True when all that could be measured are."""
     met = True
     if ("people", clients[0]) not in figures:
         return met
+    top = max(clients)
     print("\ntargets (two people):")
     if ("baseline", clients[0]) in figures:
         shares = {n: figures["people", n].requests_per_s / figures["baseline", n].requests_per_s for n in clients}
@@ -471,11 +717,12 @@ def verdict(figures: dict[tuple[str, int], Figure], clients: list[int]) -> bool:
         met &= ok
         listed = ", ".join(f"{share:.0%} at {n}" for n, share in shares.items())
         print(f"  at least {TARGET_SHARE:.0%} of the baseline's requests/s: {'met' if ok else 'NOT met'} ({listed})")
-    top = max(clients)
-    p99 = figures["people", top].p99
-    ok = p99 < TARGET_P99_MS
-    met &= ok
-    print(f"  p99 under {TARGET_P99_MS:.0f} ms at {top} clients: {'met' if ok else 'NOT met'} ({p99:.1f} ms)")
+        for what, target, value in (
+            ("workers' CPU per request", TARGET_WORKER_CPU, lambda f, b: cpu_ratio(f, b, "workers")),
+            ("PostgreSQL's CPU per request", TARGET_POSTGRES_CPU, lambda f, b: cpu_ratio(f, b, "postgres")),
+            ("the action's p99", TARGET_P99_RATIO, p99_ratio),
+        ):
+            met &= _ratio_target(figures, "people", top, what, target, value) is not False
     errors = sum(f.error_count for f in figures.values())
     ok = errors == 0
     met &= ok
@@ -486,6 +733,10 @@ def verdict(figures: dict[tuple[str, int], Figure], clients: list[int]) -> bool:
         met &= ok
         listed = ", ".join(f"{share:.0%} at {n}" for n, share in shares.items())
         print(f"  against the computer, at least {TARGET_COMPUTER_SHARE:.0%} of the baseline: {'met' if ok else 'NOT met'} ({listed})")
+        what = f"against the computer ({level}{'' if level == 'medium' else '; the target is for medium'}), workers' CPU per request"
+        met &= _ratio_target(
+            figures, "computer", top, what, TARGET_COMPUTER_WORKER_CPU, lambda f, b: cpu_ratio(f, b, "workers"),
+        ) is not False
     return met
 
 
@@ -516,23 +767,31 @@ def main(argv: list[str] | None = None) -> int:
     with ExitStack() as stack:
         url = stack.enter_context(scratch_database(args.database_url))
         logs = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gin-rummy-load-")))
-        env = {"DATABASE_URL": url, **limits}
+        backends = Backends(url)
+        stack.callback(backends.close)
         ports = dict(zip(("service", "baseline"), free_ports(2), strict=True))
-        if set(args.kinds) & {"people", "computer"}:
-            stack.enter_context(gunicorn("service.wsgi:app", ports["service"], args.workers, args.threads, env, logs / "service.log"))
-        if "baseline" in args.kinds:
-            stack.enter_context(
-                gunicorn("benchmarks.load_baseline:app", ports["baseline"], args.workers, args.threads, env, logs / "baseline.log")
-            )
+        masters = {}
+        servers = {"service": "service.wsgi:app", "baseline": "benchmarks.load_baseline:app"}
+        for server, app in servers.items():
+            if server == "service" and not set(args.kinds) & {"people", "computer"} or server == "baseline" and "baseline" not in args.kinds:
+                continue
+            env = {"DATABASE_URL": with_application_name(url, APPLICATION_NAMES[server]), **limits}
+            proc = stack.enter_context(gunicorn(app, ports[server], args.workers, args.threads, env, logs / f"{server}.log"))
+            masters[server] = proc.pid
         print(
             f"gunicorn gevent, {args.workers} workers per server; {args.seconds:g} s per load "
             f"and client count in {args.rounds} rounds; clients in {args.client_processes} processes; "
             f"rate limits {'on' if args.rate_limits else 'off'}; computer: {args.level}; cores: {os.cpu_count()}"
         )
+        print(
+            f"CPU per request: {cpu_source()}; workers: the gunicorn workers (the master apart); pg: their PostgreSQL "
+            f"backends{'' if backends.local else ' (n/a: the database server is not on this machine)'}; "
+            "clients: the client processes"
+        )
         print(HEADER, flush=True)
-        figures = measure(args, ports)
+        figures = measure(args, ports, masters, backends)
         breakdown(figures)
-        met = verdict(figures, args.clients)
+        met = verdict(figures, args.clients, args.level)
     print("\nall targets met" if met else "\nsome targets not met")
     return 0
 

@@ -33,4 +33,12 @@ def test_a_short_load_run_prints_every_figure_without_errors():
     assert int(rows["two people"][3].replace(",", "")) > 0 and int(rows["vs computer"][3].replace(",", "")) > 0
     assert "rps / baseline" in out and rows["two people"].string.rstrip().endswith("%")
     assert "latency by request" in out and "GET view" in out and "POST action" in out
-    assert "targets (two people):" in out and "p99 under 30 ms" in out and "no errors" in out
+    assert "targets (two people):" in out and "the action's p99 at most 1.25x" in out and "no errors" in out
+    # CPU per request (workers, PostgreSQL, clients), and as ratios to the baseline's.
+    assert "CPU us per request" in out and "workers' CPU per request at most 1.25x" in out
+    for name, row in rows.items():
+        cpu = re.match(r"\s+([\d,]+)\s+([\d,]+|n/a)\s+([\d,]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", row.string[row.end():])
+        assert cpu, row.string
+        assert int(cpu[1].replace(",", "")) > 0 and int(cpu[3].replace(",", "")) > 0, row.string
+        if name != "baseline INSERT":
+            assert float(cpu[4]) > 0 and float(cpu[7]) > 0, row.string  # workers' and the action's p99 ratios
