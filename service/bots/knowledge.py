@@ -168,8 +168,8 @@ def _read_history(know: Knowledge, history: Sequence[Mapping[str, Any]]) -> None
             elif not mine and pile:
                 know.opp_declined.append(pile[-1])
         elif etype in ("card_discarded", "knocked"):
-            if data.get("card") is None:
-                continue  # Big Gin: all eleven cards laid down, none thrown
+            if data.get("big_gin"):
+                continue  # all eleven cards laid down, none thrown
             card = CARD_INDEX[data["card"]]
             pile.append(card)
             if data["seat"] != seat:

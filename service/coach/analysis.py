@@ -29,7 +29,7 @@ def played_action(event: Mapping[str, Any]) -> dict:
         return {"type": "draw", "source": data["source"]}
     if etype == "card_discarded":
         return {"type": "discard", "card": data["card"]}
-    if data.get("big_gin") or data.get("card") is None:
+    if data.get("big_gin"):
         return {"type": "big_gin"}  # all eleven cards laid down: no card thrown
     return {"type": "gin" if data.get("gin") else "knock", "card": data["card"]}
 

@@ -111,10 +111,10 @@ def _on_card_discarded(s: State, d: dict[str, Any]) -> None:
 
 def _on_knocked(s: State, d: dict[str, Any]) -> None:
     seat = d["seat"]
-    if d["card"] is not None:
-        _discard(s, seat, d["card"])
-    else:  # Big Gin: all eleven cards laid down, none discarded
+    if d.get("big_gin"):  # all eleven cards laid down, none discarded
         s.taken_from_discard = None
+    else:
+        _discard(s, seat, d["card"])
     s.knock = d
     s.turn = 1 - seat
     s.phase = DEFENSE
@@ -137,6 +137,8 @@ def _on_hand_ended(s: State, d: dict[str, Any]) -> None:
         "result": d["result"],
         "winner": d["winner"],
         "points": d["points"],
+        # Oklahoma's spade upcard doubled the points.
+        "doubled": bool(d.get("doubled")),
         "knock": s.knock,
         "defense": s.defense,
         "hands": [list(h) for h in s.hands],

@@ -233,7 +233,8 @@ def big_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
         "knocked",
         {
             "seat": seat,
-            "card": None,
+            # Nothing is discarded: the card is the one drawn this turn (the eleventh).
+            "card": hand[-1],
             "gin": True,
             "big_gin": True,
             "melds": [list(m) for m in arrangement.melds],

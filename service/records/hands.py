@@ -153,6 +153,8 @@ def hand_text(detail: Mapping[str, Any], seat_names: Sequence[str]) -> str:
             lines.append(f"  {play['seq']:>4}  {who} draws {pretty(play['card'])} from the {play['source']}")
         elif play["action"] == "discard":
             lines.append(f"  {play['seq']:>4}  {who} discards {pretty(play['card'])}")
+        elif play["action"] == "big_gin":
+            lines.append(f"  {play['seq']:>4}  {who} lays down all eleven cards with {pretty(play['card'])}: Big Gin")
         else:
             lines.append(f"  {play['seq']:>4}  {who} discards {pretty(play['card'])} and {'goes Gin' if play['action'] == 'gin' else 'knocks'}")
     if detail["knock"]:

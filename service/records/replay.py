@@ -91,6 +91,8 @@ def _command_for(event: Mapping[str, Any], state: State) -> dict | None:
         return {"type": "draw", "seat": data.get("seat"), "source": data.get("source")}
     if etype == "card_discarded":
         return {"type": "discard", "seat": data.get("seat"), "card": data.get("card")}
+    if etype == "knocked" and data.get("big_gin"):
+        return {"type": "big_gin", "seat": data.get("seat")}
     if etype == "knocked":
         # With the melds laid out: any knocker may choose its layout (among those of the
         # least deadwood, or any under knocker_arranges), and a record made before the
@@ -189,7 +191,7 @@ def _move_text(move: Mapping[str, Any]) -> str:
 
 
 #: The commands a seat's player (a person or the computer) decides.
-SEAT_MOVES = {"pass", "draw", "discard", "knock", "gin", "defend"}
+SEAT_MOVES = {"pass", "draw", "discard", "knock", "gin", "big_gin", "defend"}
 
 
 def _compare(index: int, recorded: Mapping[str, Any], expected: Event) -> None:

@@ -195,9 +195,7 @@ def _play_action(play: Mapping[str, Any]) -> str:
         return "pass"
     if action == "draw":
         return f"draw {play['source']} {play['card']}"
-    if action == "big_gin":
-        return "big_gin"
-    return f"{action} {play['card']}"  # discard, knock or gin
+    return f"{action} {play['card']}"  # discard, knock, gin or big_gin (the card drawn that made the eleven)
 
 
 def _melds_line(seat: int, melds: Sequence[Sequence[str]]) -> str:

@@ -43,8 +43,8 @@ from .upcasting import current_version
 
 # The layout of the engine's State: snapshots of another layout are ignored (they are
 # caches; the load then folds more events).  Raise the leading number when evolve
-# changes what a field means without changing the fields.
-SNAPSHOT_FORMAT = "1-" + hashlib.sha256(",".join(State().__dict__).encode()).hexdigest()[:12]
+# changes what a field means without changing the fields (2: last_hand has doubled).
+SNAPSHOT_FORMAT = "2-" + hashlib.sha256(",".join(State().__dict__).encode()).hexdigest()[:12]
 
 # The rows of a batch, as ``e (n, type, schema_version, data, recorded_at)``: one event
 # (most appends) as plain parameters, more as parallel arrays -- their data as one JSON

@@ -27,8 +27,8 @@ export function replaySteps(detail, names) {
       if (play.source === "stock") stock -= 1;
       else pile.pop();
       caption = play.source === "stock" ? `${says(who, "draws")} ${pretty(play.card)} from the stock.` : `${says(who, "takes")} ${pretty(play.card)} from the discard pile.`;
-    } else if (!play.card) {
-      // Big Gin: all eleven cards laid down, none discarded.
+    } else if (play.action === "big_gin") {
+      // Big Gin: all eleven cards laid down, none discarded (its card is the one drawn).
       knock = detail.knock;
       caption = `${says(who, "lays")} down all eleven cards: Big Gin.`;
     } else {
@@ -40,7 +40,7 @@ export function replaySteps(detail, names) {
         caption = `${says(who, "discards")} ${pretty(play.card)} and ${play.action === "gin" ? `${verbFor(who, "goes")} Gin` : `${verbFor(who, "knocks")} with ${detail.knock.deadwood}`}.`;
       }
     }
-    state = { hands, pile, stock, moved: play.card ?? null, knock, mover: play.seat };
+    state = { hands, pile, stock, moved: play.action === "big_gin" ? null : play.card ?? null, knock, mover: play.seat };
     steps.push({ seq: play.seq, caption, state, play });
   }
   if (detail.defense) {

@@ -1,7 +1,7 @@
 // A finished hand: both arrangements (melds, layoffs, deadwood) and the points; and a
 // match's settlement under match bonuses (each game's points, boxes, game bonus, shutout).
-// `hand` is a view's last_hand ({result, winner, points, knock, defense, hands}); a Big
-// Gin's knock has no card (`big_gin`: all eleven laid down).
+// `hand` is a view's last_hand ({result, winner, points, doubled, knock, defense, hands});
+// a Big Gin's knock says `big_gin` (all eleven laid down, its card the one drawn last).
 
 import { bestMelds, cardElement } from "./cards.js";
 import { h, says } from "./ui.js";
@@ -39,7 +39,7 @@ function side(title, melds, layoffsOnto, deadwoodCards, deadwood, note) {
   );
 }
 
-export const isBigGin = (knock) => Boolean(knock && (knock.big_gin || (knock.gin && !knock.card)));
+export const isBigGin = (knock) => Boolean(knock && knock.big_gin);
 
 export function describeResult(hand, names, rules) {
   const { result, winner, points, knock, defense } = hand;

@@ -146,7 +146,7 @@ function noteEvents(T, events) {
     if (e.type === "card_drawn") line = d.source === "stock" ? `${who} drew from the stock` : `${who} took ${pretty(d.card)} from the pile`;
     else if (e.type === "card_discarded") line = `${who} discarded ${pretty(d.card)}`;
     else if (e.type === "upcard_passed") line = `${who} passed the upcard`;
-    else if (e.type === "knocked" && (d.big_gin || !d.card)) line = `${who} laid down all eleven cards and went Big Gin`;
+    else if (e.type === "knocked" && d.big_gin) line = `${who} laid down all eleven cards and went Big Gin`;
     else if (e.type === "knocked") line = `${who} discarded ${pretty(d.card)} and ${d.gin ? "went Gin" : `knocked with ${d.deadwood}`}`;
     else if (e.type === "hand_dealt") line = `Hand ${d.hand} dealt; ${names[d.starter]} starts`;
     else if (e.type === "seat_joined") line = `${d.name} joined the match`;

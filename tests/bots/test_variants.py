@@ -155,8 +155,8 @@ def test_every_level_goes_gin_the_better_way(rules, best):
             assert action["type"] == "gin", (level, action)
 
 
-def test_a_big_gin_in_the_history_is_read_without_a_card():
+def test_a_big_gin_in_the_history_is_read_as_no_discard():
     view, history = position(BIG_GIN_HAND, OTHER, "JH", moves=[TAKE], rules={"preset": "straight"})
-    knocked = {"seq": 99, "type": "knocked", "data": {"seat": 1, "card": None, "gin": True, "big_gin": True}}
+    knocked = {"seq": 99, "type": "knocked", "data": {"seat": 1, "card": "JH", "gin": True, "big_gin": True}}
     know = read(view, [*history, knocked])
     assert know.opp_discards == [] and know.pile == read(view, history).pile

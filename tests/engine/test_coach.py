@@ -206,7 +206,7 @@ def test_a_big_gin_is_analysed_and_gin_instead_of_it_costs_the_bonus_difference(
     assert hint is not None and hint.best == {"type": "big_gin"} and "Big Gin" in hint.reason
     table.play(0, type="big_gin")
     (knocked,) = [e for e in table.events if e["type"] == "knocked"]
-    assert knocked["data"]["card"] is None and knocked["data"]["big_gin"] is True
+    assert knocked["data"]["card"] == "JH" and knocked["data"]["big_gin"] is True  # the card drawn: none thrown
     entry = table.decision(knocked["seq"])
     assert entry["played"] == {"type": "big_gin"} and entry["best"] == {"type": "big_gin"} and entry["cost"] == 0
     assert "31-point bonus" in entry["reason"]

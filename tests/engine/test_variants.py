@@ -140,7 +140,9 @@ def test_big_gin_lays_down_eleven_cards_for_the_defenders_31_plus_31():
     assert "gin" in types(legal_actions(t.state, 0))  # discarding AC or 9H would be Gin too
     events = t.seat(0, "big_gin")
     knocked = next(e for e in events if e.type == "knocked").data
-    assert (knocked["card"], knocked["gin"], knocked["big_gin"], knocked["deadwood"]) == (None, True, True, 0)
+    # Nothing is discarded: the card is the one drawn, QH, that made the eleven.
+    assert (knocked["card"], knocked["gin"], knocked["big_gin"], knocked["deadwood"]) == ("QH", True, True, 0)
+    assert len(t.state.last_hand["hands"][0]) == 11 and t.state.discard_pile == ("KS",)
     assert sum(len(m) for m in knocked["melds"]) == 11
     ended = next(e for e in events if e.type == "hand_ended").data
     # The defender's KC QC 8D 3S: 31, plus the Big Gin bonus of 31.

@@ -49,8 +49,13 @@ LINE_KINDS = {
     "melds": rf"melds {SEAT}(?: {MELD})*",
     "layoff": rf"layoff {SEAT} {CARD} on {MELD}",
     "deadwood": rf"deadwood {SEAT}(?: {CARD})* = \d+",
-    "result": rf"result (?:(?:knock|undercut|gin) {SEAT} \d+|dead) totals {SCORES}",
+    "result": rf"result (?:(?:knock|undercut|gin) {SEAT} \d+(?: doubled)?|dead) totals {SCORES}",
     "end": rf"end (?:score|resigned|timeout|aborted) (?:{SEAT}|-) {SCORES}",
+    # The lines of the variants (docs/variants.md): Big Gin, Hollywood's games, the settlement.
+    "big_gin": rf"\d+\. {SEAT} big_gin {CARD}{AT}",
+    "games": rf"games(?: {SCORES}(?:={SEAT})?){{3}}",
+    "game": rf"game [123] points {SCORES} hands {SCORES} winner (?:{SEAT}|-) totals {SCORES}(?: shutout)?",
+    "match_totals": rf"match totals {SCORES}",
 }
 
 

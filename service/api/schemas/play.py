@@ -85,8 +85,12 @@ class SeatSchema(Schema):
 
 class KnockSchema(Schema):
     seat = fields.Integer(required=True)
-    card = fields.String(required=True, metadata={"description": "The knocker's discard."})
+    card = fields.String(
+        required=True,
+        metadata={"description": "The knocker's discard; for a Big Gin (big_gin), which discards nothing, the card drawn that made the eleven."},
+    )
     gin = fields.Boolean(required=True)
+    big_gin = fields.Boolean(metadata={"description": "Present (true) for a Big Gin: all eleven cards laid down, none discarded."})
     melds = fields.List(fields.List(fields.String()), required=True)
     deadwood_cards = fields.List(fields.String(), required=True)
     deadwood = fields.Integer(required=True)
@@ -106,6 +110,9 @@ class HandResultSchema(Schema):
     result = fields.String(required=True, validate=validate.OneOf(RESULTS))
     winner = fields.Integer(allow_none=True, required=True)
     points = fields.Integer(required=True)
+    doubled = fields.Boolean(
+        required=True, metadata={"description": "The points were doubled (Oklahoma's spade upcard); false otherwise."}
+    )
     knock = fields.Nested(KnockSchema, allow_none=True, required=True)
     defense = fields.Nested(DefenseSchema, allow_none=True, required=True)
     hands = fields.List(Cards(), required=True, metadata={"description": "Both seats' final hands, revealed."})

@@ -105,9 +105,11 @@ class DealSchema(Schema):
 class PlaySchema(Schema):
     seq = fields.Integer(required=True)
     seat = fields.Integer(required=True)
-    action = fields.String(required=True, validate=validate.OneOf(["pass", "draw", "discard", "knock", "gin"]))
+    action = fields.String(required=True, validate=validate.OneOf(["pass", "draw", "discard", "knock", "gin", "big_gin"]))
     source = fields.String(validate=validate.OneOf(["stock", "discard"]))
-    card = fields.String()
+    card = fields.String(
+        metadata={"description": "The card drawn or discarded; for a Big Gin, which discards nothing, the card drawn that made the eleven."}
+    )
 
 
 class HandEndSchema(Schema):
@@ -115,6 +117,10 @@ class HandEndSchema(Schema):
     winner = fields.Integer(allow_none=True, required=True)
     points = fields.Integer(required=True)
     scores = fields.List(fields.Integer(), required=True)
+    doubled = fields.Boolean(metadata={"description": "Present (true) when the hand's points were doubled (Oklahoma's spade upcard)."})
+    games = fields.List(
+        fields.Dict(), metadata={"description": "Under hollywood: its three games after this hand, each {scores, hands, winner}."}
+    )
 
 
 class HandDetailSchema(HandSummarySchema):

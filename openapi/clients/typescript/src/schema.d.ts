@@ -1173,11 +1173,11 @@ export interface components {
             card: components["schemas"]["MatchRecordCard"];
             at?: components["schemas"]["MatchRecordTime"];
         };
-        /** @description A seat discards card and knocks (gin: with no deadwood), laying out melds; or, with big_gin, lays down all eleven cards without a discard (card null). */
+        /** @description A seat discards card and knocks (gin: with no deadwood), laying out melds; or, with big_gin, lays down all eleven cards without a discard (card: the card drawn that made the eleven). */
         MatchRecordKnocked: {
             seat: components["schemas"]["MatchRecordSeat"];
-            /** @description The card discarded; null for Big Gin. */
-            card: components["schemas"]["MatchRecordCard"] | null;
+            /** @description The card discarded; for a Big Gin (big_gin), which discards nothing, the card drawn that made the eleven. */
+            card: components["schemas"]["MatchRecordCard"];
             gin: boolean;
             melds: components["schemas"]["MatchRecordMelds"];
             deadwood_cards: components["schemas"]["MatchRecordCards"];
@@ -1514,9 +1514,11 @@ export interface components {
         };
         Knock: {
             seat: number;
-            /** @description The knocker's discard. */
+            /** @description The knocker's discard; for a Big Gin (big_gin), which discards nothing, the card drawn that made the eleven. */
             card: string;
             gin: boolean;
+            /** @description Present (true) for a Big Gin: all eleven cards laid down, none discarded. */
+            big_gin?: boolean;
             melds: string[][];
             deadwood_cards: string[];
             deadwood: number;
@@ -1541,6 +1543,8 @@ export interface components {
             result: "knock" | "undercut" | "gin" | "dead";
             winner: number | null;
             points: number;
+            /** @description The points were doubled (Oklahoma's spade upcard); false otherwise. */
+            doubled: boolean;
             knock: components["schemas"]["Knock"] | null;
             defense: components["schemas"]["Defense"] | null;
             /** @description Both seats' final hands, revealed. */
@@ -1857,9 +1861,10 @@ export interface components {
             seq: number;
             seat: number;
             /** @enum {string} */
-            action: "pass" | "draw" | "discard" | "knock" | "gin";
+            action: "pass" | "draw" | "discard" | "knock" | "gin" | "big_gin";
             /** @enum {string} */
             source?: "stock" | "discard";
+            /** @description The card drawn or discarded; for a Big Gin, which discards nothing, the card drawn that made the eleven. */
             card?: string;
         };
         HandEnd: {
@@ -1868,6 +1873,12 @@ export interface components {
             winner: number | null;
             points: number;
             scores: number[];
+            /** @description Present (true) when the hand's points were doubled (Oklahoma's spade upcard). */
+            doubled?: boolean;
+            /** @description Under hollywood: its three games after this hand, each {scores, hands, winner}. */
+            games?: {
+                [key: string]: unknown;
+            }[];
         };
         HandDetail: {
             hand: number;
