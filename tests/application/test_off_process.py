@@ -93,7 +93,7 @@ print(round(time.perf_counter() - started, 1))
 """
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "0.3"  # side by side, not one after another (15 s)
+    assert 0.3 <= float(done.stdout) < 2  # side by side, not one after another (15 s)
     from service.cooperative import pause
 
     started = time.perf_counter()
