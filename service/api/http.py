@@ -11,6 +11,7 @@ import re
 import uuid
 from typing import Any
 
+import orjson
 from flask import Response, current_app, request
 
 from service.application import Application
@@ -35,9 +36,17 @@ def request_json(what: str = "the body") -> Any:
     if not request.is_json:
         raise Problem(415, "unsupported_media_type", f"send {what} as application/json")
     try:
-        data = request.get_json(silent=True)
-    except RecursionError:
-        raise Problem(400, "malformed_json", f"{what} is nested too deeply") from None
+        # orjson reads a body several times faster than Flask's json; whatever it refuses
+        # (not UTF-8, NaN, integers beyond 64 bits, nesting past its limit, invalid JSON)
+        # goes to Flask's reader, which decides as before.
+        data = orjson.loads(request.get_data(cache=True))
+    except orjson.JSONDecodeError:
+        data = None
+    if data is None:
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:
+            raise Problem(400, "malformed_json", f"{what} is nested too deeply") from None
     if data is None:
         raise Problem(400, "malformed_json", f"{what} is not valid JSON")
     if not _may_hold_unstorable(request.get_data(cache=True)):
