@@ -17,6 +17,7 @@ import threading
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import orjson
@@ -233,3 +234,20 @@ class Probe:
                 self._conn.close()
             self._conn = None
             raise
+
+
+#: The attribute of a connection that holds its cursor for the statements of every
+#: request (the loads and the appends).
+KEPT_CURSOR = "_gin_rummy_cursor"
+
+
+def kept_cursor(conn: psycopg.Connection) -> Any:  # a Cursor: its rows typed as the callers read them
+    """The connection's kept cursor, for a statement whose rows are fetched at once:
+    ``conn.execute`` makes a cursor for every statement (its adapters, its
+    transformer), a fifth of what a short statement costs the client.  A connection is
+    used by one request at a time (the pool lends it), so its cursor is too."""
+    cursor = getattr(conn, KEPT_CURSOR, None)
+    if cursor is None or cursor.closed:
+        cursor = conn.cursor()
+        setattr(conn, KEPT_CURSOR, cursor)
+    return cursor

@@ -27,7 +27,7 @@ from service.engine import Event, State, fold
 from . import players as _players
 from . import summaries as _summaries
 from .cache import DEFAULT_SIZE, Entry, StateCache, hand_tail, keeps_hand_events
-from .database import conninfo_of
+from .database import conninfo_of, kept_cursor
 from .errors import ConcurrencyError, MatchNotFound
 from .events import COLUMNS, StoredEvent, current_data, stored_events
 from .idempotency import NewIdempotencyRecord
@@ -159,23 +159,6 @@ class Page(NamedTuple):
 
     events: list[StoredEvent]
     after: int
-
-
-#: The attribute of a connection that holds its cursor for the statements of every
-#: request (the loads and the appends).
-_KEPT_CURSOR = "_gin_rummy_cursor"
-
-
-def _cursor(conn: psycopg.Connection) -> Any:  # a Cursor: its rows typed as the callers read them
-    """The connection's kept cursor, for a statement whose rows are fetched at once:
-    ``conn.execute`` makes a cursor for every statement (its adapters, its
-    transformer), a fifth of what a short statement costs the client.  A connection is
-    used by one request at a time (the pool lends it), so its cursor is too."""
-    cursor = getattr(conn, _KEPT_CURSOR, None)
-    if cursor is None or cursor.closed:
-        cursor = conn.cursor()
-        setattr(conn, _KEPT_CURSOR, cursor)
-    return cursor
 
 
 def _event(event: Event | Mapping[str, Any]) -> Event:
@@ -336,7 +319,7 @@ class EventStore:
                     state = self._state_after(c, match_id, expected_version, batch)
                 params.update(version=state.version, format=SNAPSHOT_FORMAT, state=Jsonb(state.to_json()))
             try:
-                rows = _cursor(c).execute(append_sql(many, summary, snapshot, idempotency is not None), params).fetchall()
+                rows = kept_cursor(c).execute(append_sql(many, summary, snapshot, idempotency is not None), params).fetchall()
             except psycopg.errors.UniqueViolation as exc:
                 if exc.diag.table_name == "idempotency_keys":
                     assert idempotency is not None, "only an append with an idempotency record writes idempotency_keys"
@@ -425,7 +408,7 @@ class EventStore:
     def _load(self, conn, match_id: UUID) -> State:
         entry = self.cache.get(match_id)
         if entry is not None:
-            (rows,) = _cursor(conn).execute(CATCH_UP, {"match_id": match_id, "after": entry.state.version}).fetchone()
+            (rows,) = kept_cursor(conn).execute(CATCH_UP, {"match_id": match_id, "after": entry.state.version}).fetchone()
             if rows is None:
                 return entry.state
             new = self._decoded(conn, match_id, rows)
@@ -440,7 +423,7 @@ class EventStore:
         """The state at ``version`` (at most; the latest for LATEST), and the events
         folded onto its snapshot."""
         params = {"match_id": match_id, "format": SNAPSHOT_FORMAT, "version": version}
-        snapshot, rows = _cursor(conn).execute(LOAD, params).fetchone()
+        snapshot, rows = kept_cursor(conn).execute(LOAD, params).fetchone()
         if snapshot is None and rows is None:
             raise MatchNotFound(match_id)
         new = self._decoded(conn, match_id, rows or ())
