@@ -181,7 +181,8 @@ def _compress_docs_files() -> None:
     for name in COMPRESSED_AHEAD:
         package, folder, _ = DOCS_FILES[name]
         data = _docs_file(package, folder, name)
-        _tag(data), _gzipped(data)
+        _tag(data)
+        _gzipped(data)
 
 
 @functools.cache

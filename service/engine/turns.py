@@ -233,7 +233,8 @@ def big_gin(state: State, command: Mapping[str, Any]) -> list[Event]:
         "knocked",
         {
             "seat": seat,
-            # Nothing is discarded: the card is the one drawn this turn (the eleventh).
+            # Nothing is discarded: the card is the one drawn this turn, the hand's last
+            # (evolve appends a drawn card to the hand).
             "card": hand[-1],
             "gin": True,
             "big_gin": True,

@@ -47,19 +47,16 @@ export function describeResult(hand, names, rules) {
   const k = knock.deadwood;
   const d = defense.deadwood;
   const knocker = names[knock.seat];
-  // Oklahoma's spade upcard doubles the points (said by the hand, else seen in them).
-  const sum = (base, text) => {
-    const doubled = hand.doubled ?? Boolean(rules.spade_doubles && base > 0 && points === 2 * base);
-    return doubled ? `(${text}) × 2, a spade upcard` : text;
-  };
+  // Oklahoma's spade upcard doubles the points (the hand says so).
+  const sum = (text) => (hand.doubled ? `(${text}) × 2, a spade upcard` : text);
   if (result === "gin" && isBigGin(knock)) {
-    const bonus = rules.big_gin_bonus ?? (hand.doubled ? points / 2 : points) - d;
-    return { title: `${says(knocker, "goes")} Big Gin!`, line: `${says(knocker, "scores")} ${points}: ${sum(d + bonus, `${d} deadwood + ${bonus} Big Gin bonus`)}.` };
+    const bonus = rules.big_gin_bonus;
+    return { title: `${says(knocker, "goes")} Big Gin!`, line: `${says(knocker, "scores")} ${points}: ${sum(`${d} deadwood + ${bonus} Big Gin bonus`)}.` };
   }
-  if (result === "gin") return { title: `${says(knocker, "goes")} Gin!`, line: `${says(knocker, "scores")} ${points}: ${sum(d + rules.gin_bonus, `${d} deadwood + ${rules.gin_bonus} Gin bonus`)}.` };
+  if (result === "gin") return { title: `${says(knocker, "goes")} Gin!`, line: `${says(knocker, "scores")} ${points}: ${sum(`${d} deadwood + ${rules.gin_bonus} Gin bonus`)}.` };
   if (result === "undercut")
-    return { title: `Undercut! ${says(names[winner], "wins")} the hand`, line: `${says(names[winner], "scores")} ${points}: ${sum(k - d + rules.undercut_bonus, `${k} − ${d} + ${rules.undercut_bonus} undercut bonus`)}.` };
-  return { title: `${says(knocker, "knocks")} and ${knocker === "You" ? "win" : "wins"}`, line: `${says(knocker, "scores")} ${points}: ${sum(d - k, `${d} − ${k}`)}.` };
+    return { title: `Undercut! ${says(names[winner], "wins")} the hand`, line: `${says(names[winner], "scores")} ${points}: ${sum(`${k} − ${d} + ${rules.undercut_bonus} undercut bonus`)}.` };
+  return { title: `${says(knocker, "knocks")} and ${knocker === "You" ? "win" : "wins"}`, line: `${says(knocker, "scores")} ${points}: ${sum(`${d} − ${k}`)}.` };
 }
 
 // A match ended on the scores under match bonuses: for each game (Hollywood's three, else
