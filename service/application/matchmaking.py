@@ -23,7 +23,8 @@ writes the match (its events: ``match_started`` with ``paired: true``, and
 ``rated: false`` for a casual one), binds both seats to their players (as a join binds
 one), stores the seat tokens' hashes and marks both tickets paired.  So two replicas
 never pair one ticket twice (the second passes over the locked row, then finds it
-paired), a ticket never pairs with its own player's, and a cancel racing a pairing
+paired; two fitting tickets that pass each other so try again after a short random
+pause, ``PASSED_TRIES``, and one takes both), a ticket never pairs with its own player's, and a cancel racing a pairing
 waits for it and then finds the ticket paired (409 ``ticket_paired``): a ticket ends
 paired or cancelled, never both.  The match itself is events; the tickets are not.
 
@@ -40,6 +41,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
@@ -67,6 +69,11 @@ KINDS = (LIVE, CORRESPONDENCE)
 WIDENING = {LIVE: Widening(100, 50, 10, 500), CORRESPONDENCE: Widening(100, 50, 3600, 500)}
 #: How long after the pairing a ticket's owner is shown its seat token.
 TOKEN_SHOWN = timedelta(hours=1)
+# Two fitting tickets paired at the same moment pass each other (each holds its own
+# row): the pairing is tried up to PASSED_TRIES times, after a pause of one to two
+# PASSED_PAUSE seconds drawn at random, so that one of the two takes both.
+PASSED_TRIES = 3
+PASSED_PAUSE = 0.01
 DEFAULT_TURN_SECONDS = 30
 DEFAULT_DAYS_PER_MOVE = 3
 DAY = 86_400
@@ -112,7 +119,7 @@ def fit_of(kind: str, rules: Mapping[str, Any], rated: bool) -> str:
 class Matchmaking:
     def __init__(
         self, store: EventStore, callers: Callers, matches: MatchService, retries: Retries, clock: Callable[[], datetime],
-        *, poll_seconds: int = 30, rated_players: str = "all",
+        *, poll_seconds: int = 30, rated_players: str = "all", pause: Callable[[float], None] = time.sleep,
     ):
         self.store = store
         self.callers = callers
@@ -121,6 +128,7 @@ class Matchmaking:
         self.clock = clock
         self.poll = timedelta(seconds=max(1, poll_seconds))
         self.rated_players = rated_players
+        self.pause = pause  # between tries of a pairing that passed a fitting ticket over
 
     # --- a player's tickets -----------------------------------------------------------
 
@@ -207,18 +215,34 @@ class Matchmaking:
 
     def pair(self, ticket_id: uuid.UUID) -> uuid.UUID | None:
         """Pair the ticket with the one nearest in rating that fits, if it waits and one
-        does; the match made, or None.  Safe on any number of replicas at once (see above)."""
+        does; the match made, or None.  Safe on any number of replicas at once (see above).
+
+        Two fitting tickets paired at the same moment each hold their own row and pass
+        over the other's: both would end unpaired until a later poll or round.  So when
+        a fitting ticket was passed over, the pairing is tried again (``PASSED_TRIES``
+        in all) after a short random pause, and one of the two then takes both."""
+        for attempt in range(PASSED_TRIES):
+            made, passed = self._pair_once(ticket_id)
+            if made is not None or not passed:
+                return made
+            if attempt + 1 < PASSED_TRIES:
+                self.pause(PASSED_PAUSE * (1 + secrets.randbelow(1000) / 1000))
+        return None
+
+    def _pair_once(self, ticket_id: uuid.UUID) -> tuple[uuid.UUID | None, bool]:
         now = self.clock()
         fresh = now - self.poll
         inner: list[UnitOfWork] = []  # the match's writes, inside the transaction
+        passed = False
         with UnitOfWork(self.store) as uow:
             secret = self.retries.secret(uow.conn)  # read before the transaction (Retries.secret)
 
             def take(conn) -> uuid.UUID | None:
+                nonlocal passed
                 mine = rows.lock_waiting(conn, ticket_id, fresh)
                 if mine is None:
                     return None
-                other = rows.lock_fitting(conn, mine, WIDENING[mine.kind], now, fresh)
+                other, passed = rows.lock_fitting(conn, mine, WIDENING[mine.kind], now, fresh)
                 if other is None:
                     return None
                 tickets = [mine, other] if secrets.randbelow(2) == 0 else [other, mine]
@@ -240,7 +264,7 @@ class Matchmaking:
             uow.commit()
         for written in inner:
             self.matches.play.stored(written)  # committed: into both players' feeds (match found)
-        return made.value
+        return made.value, passed
 
     def pair_waiting(self, limit: int = 100) -> int:
         """One round over up to ``limit`` waiting tickets drawn at random (the
@@ -257,9 +281,8 @@ class Matchmaking:
 
 def pair_periodically(matchmaking: Matchmaking, every: float) -> threading.Event:
     """Run ``pair_waiting`` in a daemon thread every ``every`` seconds; set the returned
-    event to stop.  Two tickets that passed each other (each posted while the other was
-    being paired elsewhere) and correspondence tickets whose players do not poll are
-    paired by it."""
+    event to stop.  Two tickets that passed each other on every try (``PASSED_TRIES``)
+    and correspondence tickets whose players do not poll are paired by it."""
 
     def round_() -> None:
         made = matchmaking.pair_waiting()

@@ -163,12 +163,15 @@ FOR UPDATE SKIP LOCKED
 """
 
 
-def lock_fitting(conn, ticket: Ticket, widening: Widening, now: datetime, fresh_since: datetime) -> Ticket | None:
+def lock_fitting(
+    conn, ticket: Ticket, widening: Widening, now: datetime, fresh_since: datetime,
+) -> tuple[Ticket | None, bool]:
     """The waiting ticket nearest in rating that fits ``ticket`` -- the same kind, rules
     and rating choice, another player, each rating within the other's range now --
-    locked for this transaction; None when there is none that no other transaction is
-    pairing.  The candidates are read without a lock, then locked one by one (``SKIP
-    LOCKED``, the row read again: one paired or cancelled meanwhile is passed over)."""
+    locked for this transaction, or None when there is none that no other transaction is
+    pairing; and whether some fitting one was passed over (held by another transaction,
+    or paired or cancelled meanwhile).  The candidates are read without a lock, then
+    locked one by one (``SKIP LOCKED``, the row read again)."""
     width = widening.width((now - ticket.created_at).total_seconds())
     params = {
         "fit": ticket.fit, "player": ticket.player_id, "id": ticket.id, "fresh": fresh_since, "rating": ticket.rating,
@@ -181,8 +184,8 @@ def lock_fitting(conn, ticket: Ticket, widening: Widening, now: datetime, fresh_
     for candidate_id, _ in sorted(found, key=lambda row: abs(row[1] - ticket.rating)):
         row = conn.execute(LOCK_FITTING, (candidate_id, fresh_since)).fetchone()
         if row is not None:
-            return _ticket(row)
-    return None
+            return _ticket(row), False
+    return None, bool(found)
 
 
 def mark_paired(conn, ticket_id: uuid.UUID, match_id: uuid.UUID, seat: int, sealed_token: bytes, now: datetime) -> None:

@@ -420,6 +420,49 @@ def test_a_cancel_arriving_while_a_pairing_holds_the_ticket_waits_and_finds_it_p
         assert rows.get(conn, mine.id).status == "paired"
 
 
+def test_a_ticket_that_passes_over_a_held_fitting_one_tries_again_after_a_pause_and_pairs(mm_app, store, clock, monkeypatch):
+    """Bob's ticket is held by another transaction (its own pairing) when Ann's is
+    posted: Ann's pairing passes over it, pauses, and on the next try takes both."""
+    import service.application.matchmaking as use_case
+
+    client = mm_app.test_client()
+    ann, bob = guest(client, "Ann"), guest(client, "Bob")
+    theirs = post(client, bob).json
+    assert theirs["status"] == "waiting"
+    with store.connection() as conn:
+        holding = conn.transaction()
+        holding.__enter__()
+        assert rows.lock_waiting(conn, uuid.UUID(theirs["id"]), clock() - timedelta(seconds=30)) is not None
+        pauses: list[float] = []
+
+        def pause(seconds: float) -> None:  # the other pairing ends (here: gives the row back)
+            pauses.append(seconds)
+            if len(pauses) == 1:
+                holding.__exit__(None, None, None)
+
+        monkeypatch.setattr(mm_app.extensions["gin_rummy"].matchmaking, "pause", pause)
+        mine = post(client, ann).json
+    assert len(pauses) == 1 and use_case.PASSED_PAUSE <= pauses[0] < 2 * use_case.PASSED_PAUSE
+    assert mine["status"] == "paired"
+    assert poll(client, bob, theirs["id"]).json["match"]["id"] == mine["match"]["id"]
+
+
+def test_a_ticket_whose_fitting_one_stays_held_tries_three_times_then_waits(mm_app, store, clock, monkeypatch):
+    import service.application.matchmaking as use_case
+
+    client = mm_app.test_client()
+    ann, bob = guest(client, "Ann"), guest(client, "Bob")
+    theirs = post(client, bob).json
+    pauses: list[float] = []
+    monkeypatch.setattr(mm_app.extensions["gin_rummy"].matchmaking, "pause", pauses.append)
+    with store.connection() as conn, conn.transaction():
+        assert rows.lock_waiting(conn, uuid.UUID(theirs["id"]), clock() - timedelta(seconds=30)) is not None
+        mine = post(client, ann).json
+    assert mine["status"] == "waiting" and len(pauses) == use_case.PASSED_TRIES - 1 == 2
+    assert poll(client, ann, mine["id"]).json["status"] == "paired"  # the next poll pairs them
+    assert len(pauses) == 2  # nothing passed over then: no pause
+
+
 def test_a_background_round_pairs_correspondence_tickets_that_passed_each_other_and_lapses_the_left(mm_app, store, clock):
     """Two tickets posted at once may each pass over the other (locked by its own
     pairing); correspondence players need not poll, so the round pairs them."""
