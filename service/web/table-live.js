@@ -96,9 +96,13 @@ export function onStreamEvent(T, event) {
 }
 
 // `retry`: a resignation, a timeout claim or calling off do not depend on the cards,
-// so when the table changed in the meantime they are sent again if still legal.
+// so when the table changed in the meantime they are sent again if still legal (up to
+// RETRIES times: a refresh of the stream's may land after the one awaited here, which
+// is then not the newest and not kept, and the view is still the stale one).
 // `refused(text)`: told the service's reason when it refuses the action.
+const RETRIES = 3;
 export async function act(T, action, { retry = false, refused = null } = {}) {
+  const tries = retry === true ? RETRIES : retry || 0;
   const { S } = T;
   if (S.busy || !S.view) return;
   const seat = S.view.seat;
@@ -113,10 +117,10 @@ export async function act(T, action, { retry = false, refused = null } = {}) {
     S.coach = null;
   } catch (err) {
     if (err instanceof ApiError && (err.code === "version_mismatch" || err.code === "conflict")) {
-      if (retry) {
+      if (tries > 0) {
         S.busy = false;
         await refresh(T);
-        if (S.view.legal_actions.some((a) => a.type === action.type)) return act(T, action);
+        if (S.view.legal_actions.some((a) => a.type === action.type)) return act(T, action, { retry: tries - 1, refused });
         return;
       }
       toast("The table changed in the meantime: here it is as it is now.", "info");
