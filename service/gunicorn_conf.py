@@ -78,6 +78,10 @@ def worker_exit(server, worker):
     services = getattr(app, "extensions", {}).get("gin_rummy")
     if services is not None:
         services.close()
+    import logging
+
+    for handler in logging.getLogger("gin_rummy.requests").handlers:
+        handler.flush()  # the request log's last lines (written in batches)
 
 
 def child_exit(server, worker):

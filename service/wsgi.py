@@ -2,22 +2,24 @@
 
 A server process prints the request log (one JSON line per request, see
 ``service.api.logs``) and the service's warnings and errors on standard error, unless
-``GIN_RUMMY_REQUEST_LOG`` is ``off`` (then only warnings and errors).
+``GIN_RUMMY_REQUEST_LOG`` is ``off`` (then only warnings and errors).  The request log's
+lines are written in batches, at most 50 ms late (``service.api.logs.BatchedLines``).
 """
 
 import logging
 import sys
 
 from service.api import create_app
+from service.api.logs import BatchedLines
 from service.settings import Settings
 
 
 def configure_logging(settings: Settings) -> None:
     requests = logging.getLogger("gin_rummy.requests")
     if not requests.handlers and settings.request_log:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        requests.addHandler(handler)
+        lines = BatchedLines(sys.stderr)
+        lines.setFormatter(logging.Formatter("%(message)s"))
+        requests.addHandler(lines)
         requests.setLevel(logging.INFO)
         requests.propagate = False
     service = logging.getLogger("service")
