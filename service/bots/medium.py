@@ -20,7 +20,7 @@ from typing import Any
 from service.engine.cards import CARD_INDEX
 
 from .common import Options, gin_ending, lowest_knock, take_melds
-from .handeval import NEAR, Deadwood
+from .handeval import NEAR, SUIT_BITS, TABLE, Deadwood
 from .knowledge import VALUE, Knowledge, indices
 
 LATE_STOCK = 15
@@ -55,16 +55,30 @@ def knock_threshold(know: Knowledge) -> int:
 
 def live_outs(dw: Deadwood, hand: int, live: int) -> int:
     """Live cards that would make a meld with two held cards, at least one of them loose."""
-    now = dw(hand)
+    loose = _loose(dw, hand)
+    return (live & _reach(loose) & _meld_spots(hand, loose)).bit_count()
+
+
+def _loose(dw: Deadwood, hand: int) -> int:
+    """The held cards whose discard takes off their whole value: in no meld of any least
+    deadwood arrangement.  Without a rank held three times, the deadwood is each suit's
+    own (``TABLE``), and so is the change a discard makes."""
+    c, d, h, s = suits = (hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39)
     loose = 0
-    for c in indices(hand):
-        if dw(hand & ~(1 << c)) == now - VALUE[c]:
-            loose |= 1 << c
-    outs = 0
-    for u in indices(live & _reach(loose)):
-        if _melds_with(u, hand, loose):
-            outs += 1
-    return outs
+    if (c & d & (h | s)) | (h & s & (c | d)):  # a rank held three times: a set may change it
+        now = dw(hand)
+        for c in indices(hand):
+            if dw(hand & ~(1 << c)) == now - VALUE[c]:
+                loose |= 1 << c
+        return loose
+    for i, suit in enumerate(suits):
+        pattern = suit
+        while pattern:
+            low = pattern & -pattern
+            pattern ^= low
+            if TABLE[suit] - TABLE[suit ^ low] == VALUE[low.bit_length() - 1]:
+                loose |= low << (13 * i)
+    return loose
 
 
 def _reach(cards: int) -> int:
@@ -74,17 +88,29 @@ def _reach(cards: int) -> int:
     return reach
 
 
-def _melds_with(u: int, hand: int, loose: int) -> bool:
-    rank, base = u % 13, u - u % 13
-    same_rank = [s * 13 + rank for s in range(4) if (hand >> (s * 13 + rank)) & 1]
-    if len(same_rank) >= 2 and any((loose >> c) & 1 for c in same_rank):
-        return True
-    for a, b in ((-2, -1), (-1, 1), (1, 2)):
-        if 0 <= rank + a and rank + b < 13:
-            ca, cb = base + rank + a, base + rank + b
-            if (hand >> ca) & 1 and (hand >> cb) & 1 and ((loose >> ca) & 1 or (loose >> cb) & 1):
-                return True
-    return False
+# Card index = suit * 13 + rank: the ranks where a run's other two cards are in the suit.
+_RANKS = [sum(1 << (suit * 13 + rank) for suit in range(4) for rank in ranks) for ranks in (
+    range(0, 11), range(1, 12), range(2, 13),
+)]
+BELOW_TWO, BETWEEN, ABOVE_TWO = _RANKS  # u+1 and u+2; u-1 and u+1; u-2 and u-1
+RANK_OF_SUITS = [sum(1 << (suit * 13 + rank) for suit in range(4)) for rank in range(13)]
+
+
+def _meld_spots(hand: int, loose: int) -> int:
+    """Every card that makes a meld with two held cards of which at least one is loose:
+    a set with two of its rank, or a run with the two above it, the two beside it or the
+    two below it in its suit (the bits of each kind at once, shifted)."""
+    held_loose = loose & hand
+    runs = (
+        (hand >> 1) & (hand >> 2) & ((held_loose >> 1) | (held_loose >> 2)) & BELOW_TWO
+        | (hand << 1) & (hand >> 1) & ((held_loose << 1) | (held_loose >> 1)) & BETWEEN
+        | (hand << 2) & (hand << 1) & ((held_loose << 2) | (held_loose << 1)) & ABOVE_TWO
+    )
+    sets = 0
+    for same in RANK_OF_SUITS:
+        if (hand & same).bit_count() >= 2 and held_loose & same:
+            sets |= same
+    return (runs | sets) & ~hand
 
 
 def _discard(dw: Deadwood, know: Knowledge, options: Options) -> int:

@@ -144,3 +144,52 @@ def test_a_card_next_to_one_the_opponent_took_is_counted_dangerous():
     view, history = position(hand, OTHER, "QS", ["KD", "6C"], moves)
     model = OpponentModel(read(view, history))
     assert model.feeds(CARD_INDEX["8H"]) > 2 * model.feeds(CARD_INDEX["8C"])
+
+
+def test_medium_counts_the_live_cards_that_meld_with_a_loose_card():
+    """5H 6H and KS KC are loose (in no meld); 7C 8C 9C is a run.  Live: 4H and 7H
+    finish a run with 5H 6H, KD and KH a set with the kings: 4 outs.  3H and 8H need two
+    more hearts, TC extends a run of no loose card, 5S meets a single five: none."""
+    from service.bots.handeval import Deadwood
+    from service.bots.medium import live_outs
+
+    hand = mask_of(["5H", "6H", "KS", "KC", "7C", "8C", "9C", "2D"])
+    live = mask_of(["4H", "7H", "KD", "KH", "3H", "8H", "TC", "5S"])
+    assert live_outs(Deadwood(), hand, live) == 4
+
+
+def _outs_one_by_one(hand: int, live: int) -> int:
+    """The count by its definition: each live card, and each pair of held cards it would
+    make a meld with, one of them loose (in no meld of a least deadwood arrangement)."""
+    from service.bots.handeval import Deadwood
+    from service.bots.knowledge import VALUE
+
+    dw = Deadwood()
+    now = dw(hand)
+    held = [c for c in range(52) if hand >> c & 1]
+    loose = {c for c in held if dw(hand & ~(1 << c)) == now - VALUE[c]}
+
+    def melds(cards: list[int]) -> bool:
+        ranks, suits = {c % 13 for c in cards}, {c // 13 for c in cards}
+        in_a_row = len(suits) == 1 and max(ranks) - min(ranks) == 2 and len(ranks) == 3
+        return len(ranks) == 1 or in_a_row
+
+    return sum(
+        1 for u in range(52) if live >> u & 1
+        and any(melds([u, a, b]) and (a in loose or b in loose) for i, a in enumerate(held) for b in held[i + 1:])
+    )
+
+
+def test_medium_live_outs_agree_with_the_count_card_by_card_on_random_hands():
+    from service.bots.handeval import Deadwood
+    from service.bots.medium import live_outs
+
+    rng = random.Random(11)
+    for _ in range(400):
+        cards = rng.sample(range(52), 10 + rng.randint(5, 30))
+        if rng.random() < 0.3:  # a rank held three times (the arrangement has a choice of sets)
+            rank = rng.randrange(13)
+            cards = [s * 13 + rank for s in range(3)] + [c for c in cards if c % 13 != rank]
+        hand = sum(1 << c for c in cards[:10])
+        live = sum(1 << c for c in cards[10:])
+        assert live_outs(Deadwood(), hand, live) == _outs_one_by_one(hand, live)
