@@ -23,9 +23,9 @@ writes the match (its events: ``match_started`` with ``paired: true``, and
 ``rated: false`` for a casual one), binds both seats to their players (as a join binds
 one), stores the seat tokens' hashes and marks both tickets paired.  So two replicas
 never pair one ticket twice (the second passes over the locked row, then finds it
-paired; two fitting tickets that pass each other so try again after a short random
-pause, ``PASSED_TRIES``, and one takes both), a ticket never pairs with its own player's, and a cancel racing a pairing
-waits for it and then finds the ticket paired (409 ``ticket_paired``): a ticket ends
+paired; two fitting tickets that pass each other try again after a short random
+pause, and one takes both), a ticket never pairs with its own player's, and a cancel
+racing a pairing waits for it and then finds the ticket paired (409 ``ticket_paired``): a ticket ends
 paired or cancelled, never both.  The match itself is events; the tickets are not.
 
 Each **seat token** is sealed in its ticket's row (``Retries.seal_bound``, with the
@@ -69,9 +69,8 @@ KINDS = (LIVE, CORRESPONDENCE)
 WIDENING = {LIVE: Widening(100, 50, 10, 500), CORRESPONDENCE: Widening(100, 50, 3600, 500)}
 #: How long after the pairing a ticket's owner is shown its seat token.
 TOKEN_SHOWN = timedelta(hours=1)
-# Two fitting tickets paired at the same moment pass each other (each holds its own
-# row): the pairing is tried up to PASSED_TRIES times, after a pause of one to two
-# PASSED_PAUSE seconds drawn at random, so that one of the two takes both.
+#: Tries of a pairing that passed a fitting ticket over (``pair``), a pause of one to two
+#: PASSED_PAUSE seconds drawn at random between them.
 PASSED_TRIES = 3
 PASSED_PAUSE = 0.01
 DEFAULT_TURN_SECONDS = 30

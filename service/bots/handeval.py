@@ -10,6 +10,7 @@ and a decision remembers those for its length (``Deadwood``).
 
 from __future__ import annotations
 
+from service.engine.cards import RANK_VALUES
 from service.engine.melds import SUIT_DEADWOOD
 
 SUIT_BITS = 0x1FFF
@@ -105,6 +106,30 @@ class Deadwood:
         if value is None:
             value = self.cache[mask] = _with_sets((c, d, h, s), triples)
         return value
+
+    def loose(self, hand: int) -> int:
+        """The held cards whose discard takes off their whole value: in no meld of any
+        least deadwood arrangement.  Without a rank held three times each suit's look-up
+        tells it (a discard never makes a set); else the deadwood is asked per discard."""
+        suits = (hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39)
+        loose = 0
+        if _triples(*suits):
+            now = self(hand)
+            rest = hand
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                if self(hand ^ low) == now - RANK_VALUES[(low.bit_length() - 1) % 13]:
+                    loose |= low
+            return loose
+        for i, suit in enumerate(suits):
+            pattern = suit
+            while pattern:
+                low = pattern & -pattern
+                pattern ^= low
+                if TABLE[suit] - TABLE[suit ^ low] == RANK_VALUES[low.bit_length() - 1]:
+                    loose |= low << (13 * i)
+        return loose
 
     def best_discard(self, hand: int, keep: int = 0) -> tuple[int, int]:
         """The least deadwood after one discard (never a card in ``keep``), and that card."""

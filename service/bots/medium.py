@@ -20,8 +20,8 @@ from typing import Any
 from service.engine.cards import CARD_INDEX
 
 from .common import Options, gin_ending, lowest_knock, take_melds
-from .handeval import NEAR, SUIT_BITS, TABLE, Deadwood
-from .knowledge import VALUE, Knowledge, indices
+from .handeval import NEAR, Deadwood
+from .knowledge import Knowledge
 
 LATE_STOCK = 15
 LATE_KNOCK, WARY_KNOCK = 6, 3
@@ -55,37 +55,7 @@ def knock_threshold(know: Knowledge) -> int:
 
 def live_outs(dw: Deadwood, hand: int, live: int) -> int:
     """Live cards that would make a meld with two held cards, at least one of them loose."""
-    loose = _loose(dw, hand)
-    return (live & _reach(loose) & _meld_spots(hand, loose)).bit_count()
-
-
-def _loose(dw: Deadwood, hand: int) -> int:
-    """The held cards whose discard takes off their whole value: in no meld of any least
-    deadwood arrangement.  Without a rank held three times, the deadwood is each suit's
-    own (``TABLE``), and so is the change a discard makes."""
-    c, d, h, s = suits = (hand & SUIT_BITS, (hand >> 13) & SUIT_BITS, (hand >> 26) & SUIT_BITS, hand >> 39)
-    loose = 0
-    if (c & d & (h | s)) | (h & s & (c | d)):  # a rank held three times: a set may change it
-        now = dw(hand)
-        for c in indices(hand):
-            if dw(hand & ~(1 << c)) == now - VALUE[c]:
-                loose |= 1 << c
-        return loose
-    for i, suit in enumerate(suits):
-        pattern = suit
-        while pattern:
-            low = pattern & -pattern
-            pattern ^= low
-            if TABLE[suit] - TABLE[suit ^ low] == VALUE[low.bit_length() - 1]:
-                loose |= low << (13 * i)
-    return loose
-
-
-def _reach(cards: int) -> int:
-    reach = 0
-    for c in indices(cards):
-        reach |= NEAR[c]
-    return reach
+    return (live & _meld_spots(hand, dw.loose(hand))).bit_count()
 
 
 # Card index = suit * 13 + rank: the ranks where a run's other two cards are in the suit.
@@ -99,16 +69,16 @@ RANK_OF_SUITS = [sum(1 << (suit * 13 + rank) for suit in range(4)) for rank in r
 def _meld_spots(hand: int, loose: int) -> int:
     """Every card that makes a meld with two held cards of which at least one is loose:
     a set with two of its rank, or a run with the two above it, the two beside it or the
-    two below it in its suit (the bits of each kind at once, shifted)."""
-    held_loose = loose & hand
+    two below it in its suit (the bits of each kind at once, shifted).  ``loose`` is a
+    part of ``hand``."""
     runs = (
-        (hand >> 1) & (hand >> 2) & ((held_loose >> 1) | (held_loose >> 2)) & BELOW_TWO
-        | (hand << 1) & (hand >> 1) & ((held_loose << 1) | (held_loose >> 1)) & BETWEEN
-        | (hand << 2) & (hand << 1) & ((held_loose << 2) | (held_loose << 1)) & ABOVE_TWO
+        (hand >> 1) & (hand >> 2) & ((loose >> 1) | (loose >> 2)) & BELOW_TWO
+        | (hand << 1) & (hand >> 1) & ((loose << 1) | (loose >> 1)) & BETWEEN
+        | (hand << 2) & (hand << 1) & ((loose << 2) | (loose << 1)) & ABOVE_TWO
     )
     sets = 0
     for same in RANK_OF_SUITS:
-        if (hand & same).bit_count() >= 2 and held_loose & same:
+        if (hand & same).bit_count() >= 2 and loose & same:
             sets |= same
     return (runs | sets) & ~hand
 
