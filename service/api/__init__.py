@@ -10,7 +10,8 @@ so that deadlines pass without waiting.  Other keys are Flask's (``TESTING``).
 The app holds the ``Application`` (``app.extensions["gin_rummy"]``) and the HTTP
 layer around it: errors as problem documents, CORS, the request log and metrics, the
 rate limits, and one blueprint per resource, each route parsing its request, calling
-one use case and encoding the answer.
+one use case and encoding the answer; in front of them, every turn's two requests
+answered without Flask's request machinery (``service.api.turns``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from service.application import Application
 from service.settings import Settings, setting_names
 
 from . import coach, matches, matchmaking, meta, metrics, players, problems, records, streams, web, webhooks
-from .cors import register_cors
+from .cors import origins_of, register_cors
 from .errors import Request, register_error_handlers
 from .logs import register_request_logs
 from .ratelimit import TokenBuckets, register_rate_limits
+from .turns import Turns
 
 #: ``config`` keys that are components, not settings.
 COMPONENTS = ("STORE", "CLOCK")
@@ -49,10 +51,6 @@ def create_app(config: dict[str, Any] | None = None, *, settings: Settings | Non
     app.extensions["gin_rummy"] = Application.build(
         settings, store=components.get("STORE"), hooks=metrics.HOOKS, clock=components.get("CLOCK")
     )
-    if settings.trusted_proxies > 0:
-        proxies = settings.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
-
     register_error_handlers(app)
     register_cors(app, settings.cors_origins)
     # Order matters: a refused request (429) must already have its id and its clock.
@@ -63,4 +61,9 @@ def create_app(config: dict[str, Any] | None = None, *, settings: Settings | Non
 
     for blueprint in (meta.bp, metrics.bp, matches.bp, streams.bp, players.bp, matchmaking.bp, webhooks.bp, records.bp, coach.bp, problems.bp, web.bp):
         app.register_blueprint(blueprint)
+    # Every turn's two requests first (they fall through to Flask's routes in any other form).
+    app.wsgi_app = Turns(app, app.wsgi_app, origins_of(settings.cors_origins))  # type: ignore[method-assign]
+    if settings.trusted_proxies > 0:
+        proxies = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
     return app

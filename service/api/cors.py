@@ -37,22 +37,37 @@ def allows(origins: frozenset[str], origin: str) -> bool:
     return "*" in origins or origin in origins or ("localhost" in origins and on_this_machine(origin))
 
 
+def origins_of(allowed: tuple[str, ...]) -> frozenset[str]:
+    """The origins of GIN_RUMMY_CORS_ORIGINS (empty: cross-origin requests are not answered)."""
+    return frozenset(allowed) - {"none", "off"}
+
+
+def cors_fields(origins: frozenset[str], origin: str | None, method: str) -> list[tuple[str, str]]:
+    """The CORS fields of an answer to a request from ``origin`` (none when it is not allowed)."""
+    if not origin or not allows(origins, origin):
+        return []
+    fields = [("Access-Control-Allow-Origin", origin), ("Vary", "Origin"), ("Access-Control-Expose-Headers", EXPOSED_HEADERS)]
+    if method == "OPTIONS":
+        fields += [
+            ("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS"),
+            ("Access-Control-Allow-Headers", ALLOWED_HEADERS),
+            ("Access-Control-Max-Age", "600"),
+        ]
+    return fields
+
+
 def register_cors(app: Flask, allowed: tuple[str, ...]) -> None:
     """Answer cross-origin requests from the ``allowed`` origins (``*``: any;
     ``localhost``: this machine's, any port)."""
-    origins = frozenset(allowed) - {"none", "off"}
+    origins = origins_of(allowed)
     if not origins:
         return
 
     @app.after_request
     def _cors(response):
-        origin = request.headers.get("Origin")
-        if origin and allows(origins, origin):
-            response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers.add("Vary", "Origin")
-            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
-            if request.method == "OPTIONS":
-                response.headers["Access-Control-Allow-Methods"] = "GET, POST, PATCH, DELETE, OPTIONS"
-                response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
-                response.headers["Access-Control-Max-Age"] = "600"
+        for name, value in cors_fields(origins, request.headers.get("Origin"), request.method):
+            if name == "Vary":
+                response.headers.add(name, value)
+            else:
+                response.headers[name] = value
         return response

@@ -49,7 +49,7 @@ def request_json(what: str = "the body") -> Any:
             raise Problem(400, "malformed_json", f"{what} is nested too deeply") from None
     if data is None:
         raise Problem(400, "malformed_json", f"{what} is not valid JSON")
-    if not _may_hold_unstorable(request.get_data(cache=True)):
+    if not may_hold_unstorable(request.get_data(cache=True)):
         return data
     if not storable(data):
         raise Problem(
@@ -64,7 +64,7 @@ def request_json(what: str = "the body") -> Any:
 _SUSPECT = re.compile(rb"\\u(?:0000|[dD][89abcdefABCDEF])|\xed[\xa0-\xbf]")
 
 
-def _may_hold_unstorable(body: bytes) -> bool:
+def may_hold_unstorable(body: bytes) -> bool:
     """False when the body, as sent, cannot hold a string ``storable`` would refuse: JSON in
     UTF-8 (no NUL byte: a string may not hold a raw control character, and UTF-16 or -32
     would show NUL bytes) with no ``\\u0000``, no surrogate escape and no surrogate's bytes.
@@ -178,7 +178,11 @@ def parse_if_match(value: str | None) -> int | None:
 
 def bearer_token() -> str:
     """The request's bearer token, or 401."""
-    header = request.headers.get("Authorization", "")
+    return token_of(request.headers.get("Authorization", ""))
+
+
+def token_of(header: str) -> str:
+    """The token of an Authorization header, or 401."""
     scheme, _, token = header.partition(" ")
     if not header:
         raise Problem(
@@ -191,6 +195,13 @@ def bearer_token() -> str:
             headers={"WWW-Authenticate": 'Bearer realm="gin-rummy", error="invalid_request"'},
         )
     return token.strip()
+
+
+def checked_idempotency_key(key: str | None) -> str | None:
+    """An Idempotency-Key header's value, or None; 400 when it is not 1 to 200 printable characters."""
+    if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
+        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 printable characters")
+    return key
 
 
 def optional_bearer() -> str | None:

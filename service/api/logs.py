@@ -50,12 +50,16 @@ def new_request_id() -> str:
     return f"{_PREFIX}{next(_COUNT) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
+def request_id_of(given: str | None) -> str:
+    """The request's id: the one sent when it is a plain id, else a new one."""
+    return given if given and REQUEST_ID.fullmatch(given) else new_request_id()
+
+
 def register_request_logs(app: Flask) -> None:
     @app.before_request
     def _start():
         g.request_started = time.perf_counter()
-        given = request.headers.get("X-Request-Id")
-        g.request_id = given if given and REQUEST_ID.fullmatch(given) else new_request_id()
+        g.request_id = request_id_of(request.headers.get("X-Request-Id"))
 
     @app.after_request
     def _finish(response):
@@ -65,25 +69,32 @@ def register_request_logs(app: Flask) -> None:
         response.headers["X-Request-Id"] = request_id
         rule = request.url_rule
         route = rule.rule if rule is not None else None
-        status = response.status_code
-        metrics.count_request(request.method, route, status, seconds, g.get("problem_code"))
-        if log.isEnabledFor(logging.INFO):
-            line = {
-                "request_id": request_id,
-                "method": request.method,
-                "path": request.path,
-                "route": route,
-                "status": status,
-                "ms": round(seconds * 1000, 2) if seconds is not None else None,
-                "remote": request.remote_addr,
-            }
-            text = orjson.dumps(line).decode()
-            direct = _direct()
-            if direct is not None:
-                direct.write(text)
-            else:
-                log.info(text)
+        answered(request_id, request.method, request.path, route, response.status_code, seconds, g.get("problem_code"), request.remote_addr)
         return response
+
+
+def answered(
+    request_id: str, method: str, path: str, route: str | None, status: int, seconds: float | None,
+    problem_code: str | None, remote: str | None,
+) -> None:
+    """Count an answered request for the metrics, and write its log line."""
+    metrics.count_request(method, route, status, seconds, problem_code)
+    if log.isEnabledFor(logging.INFO):
+        line = {
+            "request_id": request_id,
+            "method": method,
+            "path": path,
+            "route": route,
+            "status": status,
+            "ms": round(seconds * 1000, 2) if seconds is not None else None,
+            "remote": remote,
+        }
+        text = orjson.dumps(line).decode()
+        direct = _direct()
+        if direct is not None:
+            direct.write(text)
+        else:
+            log.info(text)
 
 
 #: How long a request log line may wait to be written with the next ones, and how many

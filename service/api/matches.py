@@ -14,13 +14,13 @@ from service.application.views import public_seats
 
 from . import schemas as s
 from .docs import operation
-from .errors import Problem
 from .http import (
     NO_STORE,
     PROBLEMS,
     app,
     asked_seat,
     bearer_token,
+    checked_idempotency_key,
     cursor_offset,
     optional_bearer,
     parse_if_match,
@@ -50,10 +50,7 @@ IDEMPOTENCY_KEY = {
 
 def idempotency_key() -> str | None:
     """The request's Idempotency-Key, or None; 400 when it is not 1 to 200 printable characters."""
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not (1 <= len(key) <= 200 and key.isprintable()):
-        raise Problem(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 200 printable characters")
-    return key
+    return checked_idempotency_key(request.headers.get("Idempotency-Key"))
 
 
 def replayed(again: bool) -> dict:
