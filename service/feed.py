@@ -28,7 +28,9 @@ The projection follows service/store/projections.py exactly (``projection_cursor
 row ``notifications``, an advisory lock, the global order, batches).  Every event of
 the global order is read; each match's state is folded along (from its state before
 the batch's first event) to see whose turn it is.  ``match_turns`` keeps, per match,
-the seat it waits for, its player and deadline (for "My games" and the sweep).
+the seat it waits for, its player and deadline (for "My games" and the sweep).  A match
+no player holds a seat of (a guest's game: seat tokens only) is skipped: it notifies
+nobody and nobody lists its turns.
 
 Ids.  A client resumes after the id of the last notification it saw, so ids grow in
 the order rows commit, and ``rebuild`` must give every row the same id again.  The
@@ -271,7 +273,10 @@ def _fold(store: EventStore, conn, rows, stored: list[tuple[UUID, int]]) -> int:
     broken: set[UUID] = set()
     owed: list[Owed] = []
     for event in stored_events(conn, rows):
-        if event.match_id in broken:
+        if event.match_id in broken or not bindings[event.match_id]:
+            # No player holds a seat of the match (a guest's game, seat tokens only): it
+            # notifies nobody, and its turns are read by nobody (a player's list of
+            # matches, the reminders), so it costs no folding.
             continue
         try:
             before = states.get(event.match_id)

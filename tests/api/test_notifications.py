@@ -119,9 +119,14 @@ def test_only_players_bound_to_seats_are_notified(client, store):
             "SELECT match_id::text, count(*) FROM notifications WHERE match_id = ANY(%s::uuid[]) GROUP BY 1",
             ([computer["id"], tokens_only["id"]],),
         ).fetchall())
+        turns = {row[0] for row in conn.execute(
+            "SELECT match_id::text FROM match_turns WHERE match_id = ANY(%s::uuid[])", ([computer["id"], tokens_only["id"]],),
+        )}
     # Ann's end of the match (the computer answers her moves in her own requests: no
-    # your_move); the computer and the seats of tokens alone get nothing.
+    # your_move); the computer and the seats of tokens alone get nothing, and a match no
+    # player holds a seat of has no turn to list either (it is not folded at all).
     assert counts == {computer["id"]: 1}
+    assert turns == {computer["id"]}
     page = notes(client, a)
     assert summary(page) == [("match_ended", computer["id"], 0)] and page["items"][0]["result"] == "lost"
 
