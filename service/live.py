@@ -357,6 +357,8 @@ class LiveHub:
                 try:
                     with self.reader.connection() as conn:
                         online.refresh_follows(conn, self.process)
+                except PoolClosed:
+                    return  # the process is shutting down: its rows age out
                 except psycopg.Error as exc:
                     log.warning("could not refresh who follows which match: %s", type(exc).__name__)
 
