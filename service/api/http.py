@@ -183,18 +183,25 @@ def bearer_token() -> str:
 
 def token_of(header: str) -> str:
     """The token of an Authorization header, or 401."""
-    scheme, _, token = header.partition(" ")
     if not header:
         raise Problem(
             401, "unauthorized", "send Authorization: Bearer <token> (a seat token, a player token, a sign-in JWT or the operator token)",
             headers={"WWW-Authenticate": 'Bearer realm="gin-rummy"'},
         )
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_of(header)
+    if token is None:
         raise Problem(
             401, "unauthorized", "the Authorization header must be 'Bearer <token>'",
             headers={"WWW-Authenticate": 'Bearer realm="gin-rummy", error="invalid_request"'},
         )
-    return token.strip()
+    return token
+
+
+def bearer_of(header: str) -> str | None:
+    """The token of a well-formed ``Bearer <token>`` Authorization header, else None."""
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    return token if token and scheme.lower() == "bearer" else None
 
 
 def checked_idempotency_key(key: str | None) -> str | None:
@@ -221,7 +228,7 @@ def asked_seat() -> str | None:
 
 def with_etag(body: dict | bytes, version: int, status: int = 200, headers: dict | None = None) -> Response:
     """A JSON response (``body`` a document, or its JSON already encoded) with the version as its ETag."""
-    data = body if isinstance(body, bytes) else dumps(body)
+    data = encoded(body)
     response = current_app.response_class(data, status=status, mimetype="application/json")
     response.headers["ETag"] = etag(version)
     for key, value in (headers or {}).items():
@@ -229,6 +236,13 @@ def with_etag(body: dict | bytes, version: int, status: int = 200, headers: dict
     return response
 
 
+def encoded(body: Any) -> bytes:
+    """An answer's JSON: ``body`` a document, or its JSON already encoded."""
+    return body if isinstance(body, bytes) else dumps(body)
+
+
 NO_STORE = {"Cache-Control": "no-store"}
+#: A seat's view: a hand is never kept by a shared cache.
+VIEW_CACHE = "private, no-cache"
 
 PROBLEMS = {401: s.ProblemSchema, 403: s.ProblemSchema, 404: s.ProblemSchema}

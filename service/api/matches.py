@@ -17,6 +17,7 @@ from .docs import operation
 from .http import (
     NO_STORE,
     PROBLEMS,
+    VIEW_CACHE,
     app,
     asked_seat,
     bearer_token,
@@ -204,7 +205,7 @@ def list_matches(query: dict):
 )
 def get_match(match_id: uuid.UUID):
     answer = app().actions.view(bearer_token(), match_id, asked_seat())
-    cache = {"ETag": answer.etag, "Cache-Control": "private, no-cache"}  # a hand is never kept by a shared cache
+    cache = {"ETag": answer.etag, "Cache-Control": VIEW_CACHE}
     if request.headers.get("If-None-Match") == answer.etag:
         return Response(status=304, headers=cache)
     return with_etag(answer.body(), answer.version, headers=cache)

@@ -46,6 +46,7 @@ from service.lru import LRU
 from service.settings import Rate, parse_rate
 
 from .errors import Problem
+from .http import bearer_of
 
 __all__ = ["Rate", "RateLimiter", "TokenBuckets", "parse_rate", "register_rate_limits"]
 
@@ -103,12 +104,32 @@ class TokenBuckets:
 class RateLimiter:
     """The app's limits: per token and per address (either may be None, i.e. off)."""
 
-    def __init__(self, per_token: Rate | None, per_address: Rate | None, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, per_token: Rate | None, per_address: Rate | None, *, clock: Callable[[], float] = time.monotonic,
+        on_limited: Callable[[str], None] | None = None,
+    ):
         self.per_token = TokenBuckets(per_token, clock=clock) if per_token else None
         self.per_address = TokenBuckets(per_address, clock=clock) if per_address else None
+        #: Told the scope (``address`` or ``token``) of each request refused.
+        self.on_limited = on_limited
         # Bucket keys are a keyed hash of the token: this process's memory never holds a
         # token, nor the hash the database looks tokens up by.
         self._key = secrets.token_bytes(32)
+
+    @property
+    def off(self) -> bool:
+        return self.per_token is None and self.per_address is None
+
+    def admit(self, token: str | None, address: str | None) -> dict[str, str]:
+        """The RateLimit fields of a request the limits let through; raises the 429 of
+        one they refuse."""
+        fields: dict[str, str] = {}
+        refused = self.check(token, address, fields)
+        if refused is not None:
+            if self.on_limited is not None:
+                self.on_limited(refused[0])
+            raise too_many_requests(*refused, fields)
+        return fields
 
     def token_key(self, token: str) -> str:
         return hashlib.blake2b(token.encode(), key=self._key, digest_size=16).hexdigest()
@@ -147,37 +168,23 @@ def too_many_requests(scope: str, wait: float, headers: dict[str, str] | None = 
     )
 
 
-def _bearer(header: str) -> str | None:
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer":
-        return None
-    return token.strip() or None
-
-
 def register_rate_limits(
     app: Flask, per_token: Rate | None, per_address: Rate | None, on_limited: Callable[[str], None] | None = None
 ) -> RateLimiter:
     """Check every request against the limits per token and per address (the settings'
     ``rate_limit_per_token`` and ``rate_limit_per_address``), before the view runs, so a
     refused request costs little."""
-    limiter = RateLimiter(per_token, per_address)
+    limiter = RateLimiter(per_token, per_address, on_limited=on_limited)
     app.extensions["gin_rummy_rate_limiter"] = limiter
-    if limiter.per_token is None and limiter.per_address is None:
+    if limiter.off:
         return limiter
 
     @app.before_request
     def _limit():
         if request.endpoint in EXEMPT_ENDPOINTS:
             return None
-        fields: dict[str, str] = {}
-        refused = limiter.check(_bearer(request.headers.get("Authorization", "")), request.remote_addr, fields)
-        if refused is None:
-            g.rate_limit_fields = fields
-            return None
-        scope, wait = refused
-        if on_limited is not None:
-            on_limited(scope)
-        raise too_many_requests(scope, wait, fields)
+        g.rate_limit_fields = limiter.admit(bearer_of(request.headers.get("Authorization", "")), request.remote_addr)
+        return None
 
     @app.after_request
     def _fields(response):

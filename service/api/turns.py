@@ -9,7 +9,8 @@ same use case the route calls, with the same answer: status, body and headers (t
 request id, CORS, the rate limits' fields), log line and metrics.  What Flask's path
 costs each request and this one does not: a request context and an app context pushed
 and popped, a URL adapter bound and matched, a session opened, the hooks' lookups, a
-werkzeug Request and Response (about a tenth of a worker's CPU per turn).
+werkzeug Request and Response (measured: a quarter to a third of a worker's CPU per
+request, two people at 16 clients, ``docs/serving.md``).
 
 Anything else goes to Flask untouched (a body already read is handed on as it was), so
 every other form of these requests -- a query string (``?seat=``), no token, another
@@ -27,19 +28,17 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from http import HTTPStatus
-from typing import Any
 
 import orjson
 from flask import Flask, g
 
 from service.application import Application
-from service.application.views import dumps, etag
+from service.application.views import etag
 
-from . import metrics
 from .cors import cors_fields
-from .http import checked_idempotency_key, may_hold_unstorable, parse_if_match, quick_action
+from .http import VIEW_CACHE, bearer_of, checked_idempotency_key, encoded, may_hold_unstorable, parse_if_match, quick_action
 from .logs import answered, request_id_of
-from .ratelimit import RateLimiter, too_many_requests
+from .ratelimit import RateLimiter
 
 VIEW = re.compile(r"/matches/([^/]+)")
 ACTION = re.compile(r"/matches/([^/]+)/actions")
@@ -48,7 +47,6 @@ VIEW_ROUTE, ACTION_ROUTE = "/matches/<match_id>", "/matches/<match_id>/actions"
 
 STATUS_LINES = {status.value: f"{status.value} {status.phrase}" for status in HTTPStatus}
 JSON = ("Content-Type", "application/json")
-VIEW_CACHE = "private, no-cache"  # a hand is never kept by a shared cache
 
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
@@ -72,7 +70,7 @@ class Turns:
             found = None
         if found is None or environ.get("QUERY_STRING"):
             return self.inner(environ, start_response)
-        token = _bearer(environ.get("HTTP_AUTHORIZATION", ""))
+        token = bearer_of(environ.get("HTTP_AUTHORIZATION", ""))
         if token is None:
             return self.inner(environ, start_response)
         try:
@@ -97,9 +95,10 @@ class Turns:
             or (limit is not None and int(length) > limit)
         ):
             return None
-        body = environ["wsgi.input"].read(int(length))
+        size = int(length)
+        body = environ["wsgi.input"].read(size)
         command = None
-        if len(body) == int(length) and not may_hold_unstorable(body):
+        if len(body) == size and not may_hold_unstorable(body):
             try:
                 command = quick_action(orjson.loads(body))
             except orjson.JSONDecodeError:
@@ -135,28 +134,21 @@ class Turns:
     def _limit(self, token: str, address: str | None) -> dict[str, str] | None:
         """The rate limits' fields (None: the limits are off); raises their 429."""
         limiter: RateLimiter = self.flask.extensions["gin_rummy_rate_limiter"]
-        if limiter.per_token is None and limiter.per_address is None:
-            return None
-        fields: dict[str, str] = {}
-        refused = limiter.check(token, address, fields)
-        if refused is not None:
-            metrics.rate_limited(refused[0])
-            raise too_many_requests(*refused, fields)
-        return fields
+        return None if limiter.off else limiter.admit(token, address)
 
     def _view(self, environ: dict, token: str, match_id: uuid.UUID) -> tuple[int, list[tuple[str, str]], bytes]:
         answer = self.application.actions.view(token, match_id, None)
         fields = [("ETag", answer.etag), ("Cache-Control", VIEW_CACHE)]
         if environ.get("HTTP_IF_NONE_MATCH") == answer.etag:
             return 304, fields, b""
-        data = _encoded(answer.body())
+        data = encoded(answer.body())
         return 200, [JSON, ("Content-Length", str(len(data))), *fields], data
 
     def _act(self, environ: dict, token: str, match_id: uuid.UUID, command: dict) -> tuple[int, list[tuple[str, str]], bytes]:
         expected = parse_if_match(environ.get("HTTP_IF_MATCH"))
         key = checked_idempotency_key(environ.get("HTTP_IDEMPOTENCY_KEY"))
         result = self.application.actions.act(token, match_id, None, command, expected_version=expected, key=key)
-        data = _encoded(result.body)
+        data = encoded(result.body)
         fields = [JSON, ("Content-Length", str(len(data))), ("ETag", etag(result.version))]
         if result.replayed:
             fields.append(("Idempotent-Replayed", "true"))
@@ -177,13 +169,3 @@ class Turns:
             answer = flask_app.process_response(answer)
         return answer(environ, start_response)
 
-
-def _bearer(header: str) -> str | None:
-    """The token of a well-formed bearer Authorization header (else None: Flask answers)."""
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    return token if token and scheme.lower() == "bearer" else None
-
-
-def _encoded(body: Any) -> bytes:
-    return body if isinstance(body, bytes) else dumps(body)
